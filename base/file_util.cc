@@ -1,0 +1,353 @@
+// Implementation of the file helpers; see file_util.h.
+#include "base/file_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace hwt {
+namespace {
+
+// Paths to remove when the process is interrupted. Signal handlers may only
+// touch lock-free state, so this is a fixed table of atomically published
+// C strings. A slot holds either nullptr or a malloc'ed path.
+constexpr int kCleanupSlots = 256;
+struct CleanupSlot {
+  std::atomic<char*> path{nullptr};
+  std::atomic<bool> is_dir{false};
+};
+CleanupSlot g_cleanup[kCleanupSlots];
+std::atomic<bool> g_handlers_installed{false};
+
+void RemoveTreeBestEffort(const char* path) {
+  DIR* dir = opendir(path);
+  if (dir != nullptr) {
+    while (dirent* entry = readdir(dir)) {
+      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+        continue;
+      char child[4096];
+      int n = snprintf(child, sizeof(child), "%s/%s", path, entry->d_name);
+      if (n <= 0 || n >= static_cast<int>(sizeof(child))) continue;
+      struct stat st;
+      if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) {
+        RemoveTreeBestEffort(child);
+      } else {
+        unlink(child);
+      }
+    }
+    closedir(dir);
+  }
+  rmdir(path);
+}
+
+void CleanupOnSignal(int sig) {
+  for (auto& slot : g_cleanup) {
+    char* path = slot.path.load();
+    if (path == nullptr) continue;
+    if (slot.is_dir.load()) {
+      RemoveTreeBestEffort(path);
+    } else {
+      unlink(path);
+    }
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallHandlersOnce() {
+  bool expected = false;
+  if (!g_handlers_installed.compare_exchange_strong(expected, true)) return;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current;
+    if (sigaction(sig, nullptr, &current) == 0 &&
+        current.sa_handler == SIG_IGN) {
+      continue;  // Respect nohup and friends.
+    }
+    struct sigaction action = {};
+    action.sa_handler = CleanupOnSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(sig, &action, nullptr);
+  }
+}
+
+int RegisterCleanup(const std::string& path, bool is_dir) {
+  InstallHandlersOnce();
+  char* copy = strdup(path.c_str());
+  for (int i = 0; i < kCleanupSlots; ++i) {
+    char* expected = nullptr;
+    g_cleanup[i].is_dir.store(is_dir);
+    if (g_cleanup[i].path.compare_exchange_strong(expected, copy)) return i;
+  }
+  free(copy);  // Table full: cleanup on signal is best effort.
+  return -1;
+}
+
+void UnregisterCleanup(int slot) {
+  if (slot < 0) return;
+  char* path = g_cleanup[slot].path.exchange(nullptr);
+  free(path);
+}
+
+// Maps a temp path to its cleanup slot; kept beside the writer/dir objects.
+int SlotFor(const std::string& path) {
+  for (int i = 0; i < kCleanupSlots; ++i) {
+    char* p = g_cleanup[i].path.load();
+    if (p != nullptr && path == p) return i;
+  }
+  return -1;
+}
+
+std::atomic<uint64_t> g_temp_counter{0};
+
+}  // namespace
+
+std::string ErrnoMessage(std::string_view path, std::string_view what,
+                         int err) {
+  return absl::StrFormat("%s: %s: %s", path, what, strerror(err));
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    std::string message = ErrnoMessage(path, "cannot open", err);
+    return err == ENOENT ? absl::NotFoundError(message)
+                         : absl::PermissionDeniedError(message);
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory, expected a file"));
+  }
+  std::string data;
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close(fd);
+      return absl::DataLossError(ErrnoMessage(path, "read failed", err));
+    }
+    if (n == 0) break;
+    data.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return data;
+}
+
+absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    std::string message = ErrnoMessage(path, "cannot open", err);
+    return err == ENOENT ? absl::NotFoundError(message)
+                         : absl::PermissionDeniedError(message);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return absl::InternalError(ErrnoMessage(path, "fstat failed", err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a regular file"));
+  }
+  MappedFile file;
+  file.path_ = path;
+  file.size_ = static_cast<size_t>(st.st_size);
+  if (file.size_ > 0) {
+    void* map = mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      int err = errno;
+      close(fd);
+      return absl::ResourceExhaustedError(
+          ErrnoMessage(path, "mmap failed", err));
+    }
+    file.data_ = static_cast<const uint8_t*>(map);
+  }
+  close(fd);
+  return file;
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      path_(std::move(other.path_)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { Reset(); }
+
+void MappedFile::Reset() {
+  if (data_ != nullptr) {
+    munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  data_ = nullptr;
+  size_ = 0;
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path,
+                                   int fd)
+    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+
+absl::StatusOr<AtomicFileWriter> AtomicFileWriter::Create(
+    const std::string& path) {
+  std::string temp_path = absl::StrCat(path, ".tmp.", getpid(), ".",
+                                       g_temp_counter.fetch_add(1));
+  int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        ErrnoMessage(path, "cannot create output file", errno));
+  }
+  RegisterCleanup(temp_path, /*is_dir=*/false);
+  return AtomicFileWriter(path, std::move(temp_path), fd);
+}
+
+AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      buffer_(std::move(other.buffer_)),
+      first_error_(std::move(other.first_error_)) {
+  other.temp_path_.clear();
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    close(fd_);
+    unlink(temp_path_.c_str());
+    UnregisterCleanup(SlotFor(temp_path_));
+  }
+}
+
+absl::Status AtomicFileWriter::Write(std::string_view data) {
+  if (!first_error_.ok()) return first_error_;
+  if (fd_ < 0) return absl::FailedPreconditionError("writer already closed");
+  buffer_.append(data);
+  if (buffer_.size() < (1 << 20)) return absl::OkStatus();
+  const char* p = buffer_.data();
+  size_t left = buffer_.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      first_error_ =
+          absl::DataLossError(ErrnoMessage(path_, "write failed", errno));
+      return first_error_;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  buffer_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status AtomicFileWriter::Commit() {
+  if (fd_ < 0) return absl::FailedPreconditionError("writer already closed");
+  if (first_error_.ok() && !buffer_.empty()) {
+    // Force the flush of whatever is left.
+    std::string rest = std::move(buffer_);
+    buffer_.clear();
+    const char* p = rest.data();
+    size_t left = rest.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        first_error_ =
+            absl::DataLossError(ErrnoMessage(path_, "write failed", errno));
+        break;
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  if (first_error_.ok() && fsync(fd_) != 0 && errno != EINVAL) {
+    first_error_ = absl::DataLossError(ErrnoMessage(path_, "fsync failed", errno));
+  }
+  close(fd_);
+  fd_ = -1;
+  int slot = SlotFor(temp_path_);
+  if (!first_error_.ok()) {
+    unlink(temp_path_.c_str());
+    UnregisterCleanup(slot);
+    return first_error_;
+  }
+  if (rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    int err = errno;
+    unlink(temp_path_.c_str());
+    UnregisterCleanup(slot);
+    return absl::PermissionDeniedError(
+        ErrnoMessage(path_, "cannot rename output into place", err));
+  }
+  UnregisterCleanup(slot);
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view data) {
+  auto writer = AtomicFileWriter::Create(path);
+  if (!writer.ok()) return writer.status();
+  absl::Status status = writer->Write(data);
+  if (!status.ok()) return status;
+  return writer->Commit();
+}
+
+absl::StatusOr<TempDir> TempDir::Create(std::string_view prefix) {
+  const char* base = getenv("TMPDIR");
+  std::string templ = absl::StrFormat(
+      "%s/%s.XXXXXX", base != nullptr && *base ? base : "/tmp", prefix);
+  if (mkdtemp(templ.data()) == nullptr) {
+    return absl::InternalError(
+        ErrnoMessage(templ, "cannot create temporary directory", errno));
+  }
+  RegisterCleanup(templ, /*is_dir=*/true);
+  return TempDir(templ);
+}
+
+TempDir::TempDir(TempDir&& other) noexcept
+    : path_(std::exchange(other.path_, std::string())) {}
+
+TempDir& TempDir::operator=(TempDir&& other) noexcept {
+  if (this != &other) {
+    if (!path_.empty()) {
+      RemoveTreeBestEffort(path_.c_str());
+      UnregisterCleanup(SlotFor(path_));
+    }
+    path_ = std::exchange(other.path_, std::string());
+  }
+  return *this;
+}
+
+TempDir::~TempDir() {
+  if (path_.empty()) return;
+  RemoveTreeBestEffort(path_.c_str());
+  UnregisterCleanup(SlotFor(path_));
+}
+
+}  // namespace hwt

@@ -1,0 +1,88 @@
+// A capture as every tool sees it, whatever it came from: a bundle directory
+// (NAME.hwt/), the same bundle packed as one tar (optionally zstd) file, or a
+// bare raw trace file with the CPU and images given on the command line.
+// OpenCapture() validates everything it reads and names the file (and, for
+// records, the line) in its errors.
+#ifndef HWT_CAPTURE_CAPTURE_H_
+#define HWT_CAPTURE_CAPTURE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/file_util.h"
+#include "capture/manifest.h"
+#include "capture/record.h"
+
+namespace hwt::capture {
+
+// `--image FILE[@BIAS]`: an ELF image mapped at load bias BIAS (0 for non-PIE).
+struct ImageSpec {
+  std::string path;
+  uint64_t bias = 0;
+};
+// Parses "FILE[@BIAS]" (BIAS decimal or 0x-hex).
+absl::StatusOr<ImageSpec> ParseImageSpec(std::string_view text);
+// Parses "F/M[/S]" as for --cpu (decimal).
+absl::StatusOr<CpuIdentity> ParseCpuSpec(std::string_view text);
+
+// Command-line inputs that complete or override what the capture holds.
+struct InputOptions {
+  std::optional<Backend> backend;   // raw files: auto-detected when empty
+  std::optional<CpuIdentity> cpu;   // overrides the manifest's CPU identity
+  std::vector<ImageSpec> images;    // extra images mapped for every buffer
+  std::string sysroot;              // prefix for recorded image paths
+};
+
+enum class InputKind { kBundleDirectory, kPackedBundle, kRawFile };
+
+class Capture {
+ public:
+  Capture(InputKind kind, std::string source_path, std::string root,
+          Manifest manifest, std::vector<Record> records,
+          InputOptions options, std::optional<TempDir> unpacked);
+
+  InputKind kind() const { return kind_; }
+  // What the user named on the command line.
+  const std::string& source_path() const { return source_path_; }
+  // The directory holding manifest-relative files (the unpacked directory for
+  // packed bundles; the raw file's directory for raw files).
+  const std::string& root() const { return root_; }
+  const Manifest& manifest() const { return manifest_; }
+  const std::vector<Record>& records() const { return records_; }
+  const InputOptions& options() const { return options_; }
+
+  // Absolute path of a buffer's raw file.
+  std::string BufferPath(size_t buffer_index) const;
+  // Memory maps a buffer's raw file.
+  absl::StatusOr<MappedFile> MapBuffer(size_t buffer_index) const;
+  // The chunks of a buffer (one covering the whole file when none recorded).
+  std::vector<BufferChunk> BufferChunks(size_t buffer_index) const;
+
+  // Finds the file to read for an image recorded at `recorded_path` with
+  // (optional) build-id: a bundled copy, then sysroot + recorded_path, then
+  // recorded_path itself. nullopt when nothing readable exists.
+  std::optional<std::string> ResolveImage(const std::string& recorded_path,
+                                          const std::string& build_id) const;
+
+ private:
+  InputKind kind_;
+  std::string source_path_;
+  std::string root_;
+  Manifest manifest_;
+  std::vector<Record> records_;
+  InputOptions options_;
+  std::optional<TempDir> unpacked_;
+};
+
+// Opens any supported input. Errors: NotFound (no such path),
+// InvalidArgument (malformed manifest/records, unsupported version, unknown
+// backend), FailedPrecondition (raw file whose backend cannot be detected).
+absl::StatusOr<std::unique_ptr<Capture>> OpenCapture(
+    const std::string& path, const InputOptions& options);
+
+}  // namespace hwt::capture
+
+#endif  // HWT_CAPTURE_CAPTURE_H_

@@ -1,0 +1,100 @@
+// The interface every control-flow decoder (decoders/pt, decoders/coresight)
+// implements, the per-stream statistics they keep, and CreateDecoder(), which
+// picks the decoder for a capture's backend. SPE is sampling, not control
+// flow: decoders/spe has its own record API.
+#ifndef HWT_DECODERS_DECODER_H_
+#define HWT_DECODERS_DECODER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/event.h"
+
+namespace hwt {
+
+// One decoded stream: a PT buffer, or one CoreSight trace ID.
+struct StreamInfo {
+  uint32_t id = 0;           // index into TraceDecoder::streams()
+  size_t buffer_index = 0;   // index into manifest().buffers
+  std::string name;          // "buffer 0 (thread 0)", "trace ID 0x10 (cpu 0)"
+  std::optional<int32_t> cpu;
+  std::optional<int32_t> thread;
+  uint32_t trace_id = 0;     // CoreSight trace ID; 0 for PT
+};
+
+struct DecodeErrorInfo {
+  uint64_t offset = 0;      // trace offset in the buffer's raw file
+  uint64_t bytes_lost = 0;  // trace bytes skipped because of this error
+  GapReason reason = GapReason::kDecodeError;
+  uint64_t ip = 0;          // last known IP, 0 if none
+  std::string message;      // e.g. "trace doesn't match instruction (libipt:
+                            // bad query)"
+};
+
+// Every input byte is either decoded or lost: trace_bytes == bytes_decoded +
+// bytes_lost.
+struct StreamStats {
+  uint64_t trace_bytes = 0;
+  uint64_t bytes_decoded = 0;
+  uint64_t bytes_lost = 0;
+  uint64_t packets = 0;
+  uint64_t instructions = 0;
+  uint64_t blocks = 0;
+  uint64_t errors = 0;      // all gaps that are errors (decode, overflow,
+                            // missing image, lost data)
+  uint64_t overflows = 0;
+  std::vector<DecodeErrorInfo> error_list;  // the first kMaxListedErrors
+
+  static constexpr size_t kMaxListedErrors = 1000;
+  void AddError(DecodeErrorInfo error);
+  void Merge(const StreamStats& other);
+};
+
+class PacketSink {
+ public:
+  virtual ~PacketSink() = default;
+  // One decoded packet: its offset in the buffer's raw file and a one-line
+  // description in the style of the backend's reference tool (ptdump,
+  // trc_pkt_lister).
+  virtual void OnPacket(uint32_t stream, uint64_t offset,
+                        std::string_view text) = 0;
+};
+
+struct DecoderOptions {
+  int jobs = 1;  // worker threads for independent buffers/segments
+};
+
+class TraceDecoder {
+ public:
+  virtual ~TraceDecoder() = default;
+
+  virtual const std::vector<StreamInfo>& streams() const = 0;
+
+  // Decodes everything, delivering events to `sink`. Decode problems are gap
+  // events plus stats, not errors: a non-OK status means the input could not
+  // be read at all.
+  virtual absl::Status Decode(EventSink& sink) = 0;
+
+  // Lists packets without following control flow (needs no images).
+  virtual absl::Status ListPackets(PacketSink& sink) = 0;
+
+  // Per-stream statistics, complete after Decode() or ListPackets().
+  virtual const std::vector<StreamStats>& stats() const = 0;
+};
+
+// Creates the decoder for `capture`'s backend (PT or CoreSight).
+absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& address_space,
+    const DecoderOptions& options);
+
+}  // namespace hwt
+
+#endif  // HWT_DECODERS_DECODER_H_
