@@ -216,10 +216,10 @@ AtomicFileWriter::AtomicFileWriter(std::string path, std::string temp_path,
 
 absl::StatusOr<AtomicFileWriter> AtomicFileWriter::Create(
     const std::string& path) {
-  std::string temp_path = absl::StrCat(path, ".tmp.", getpid(), ".",
-                                       g_temp_counter.fetch_add(1));
-  int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                0644);
+  std::string temp_path =
+      absl::StrCat(path, ".tmp.", getpid(), ".", g_temp_counter.fetch_add(1));
+  int fd =
+      open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::PermissionDeniedError(
         ErrnoMessage(path, "cannot create output file", errno));
@@ -288,7 +288,8 @@ absl::Status AtomicFileWriter::Commit() {
     }
   }
   if (first_error_.ok() && fsync(fd_) != 0 && errno != EINVAL) {
-    first_error_ = absl::DataLossError(ErrnoMessage(path_, "fsync failed", errno));
+    first_error_ =
+        absl::DataLossError(ErrnoMessage(path_, "fsync failed", errno));
   }
   close(fd_);
   fd_ = -1;

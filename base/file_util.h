@@ -93,8 +93,7 @@ class TempDir {
 };
 
 // Returns a message of the form "PATH: WHAT: strerror(errno)".
-std::string ErrnoMessage(std::string_view path, std::string_view what,
-                         int err);
+std::string ErrnoMessage(std::string_view path, std::string_view what, int err);
 
 }  // namespace hwt
 

@@ -33,12 +33,12 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 }  // namespace hwt::testing
 
 // Skips the current test when the shared corpus is not present.
-#define HWT_REQUIRE_CORPUS(var)                                          \
-  auto var##_opt = ::hwt::testing::CorpusDir();                          \
-  if (!var##_opt) {                                                      \
-    GTEST_SKIP() << "../shared/corpus not found (set HWT_CORPUS_DIR); "  \
-                    "skipping corpus test";                              \
-  }                                                                      \
+#define HWT_REQUIRE_CORPUS(var)                                         \
+  auto var##_opt = ::hwt::testing::CorpusDir();                         \
+  if (!var##_opt) {                                                     \
+    GTEST_SKIP() << "../shared/corpus not found (set HWT_CORPUS_DIR); " \
+                    "skipping corpus test";                             \
+  }                                                                     \
   const std::string var = *var##_opt
 
 #endif  // HWT_BASE_TESTING_H_

@@ -30,8 +30,8 @@ struct Image {
 // memory section per region (libipt: pt_iscache_add_file; OpenCSD: a binfile
 // region).
 struct Region {
-  uint32_t image = 0;        // index into images()
-  uint64_t start = 0;        // virtual range [start, end)
+  uint32_t image = 0;  // index into images()
+  uint64_t start = 0;  // virtual range [start, end)
   uint64_t end = 0;
   uint64_t file_offset = 0;  // the file bytes backing [start, start+file_size)
   uint64_t file_size = 0;    // <= end - start (the rest is zero fill)
@@ -60,8 +60,7 @@ class AddressSpaceTimeline {
     return changes_[buffer_index];
   }
   // Indices of the regions mapped in a buffer at `position`.
-  std::vector<uint32_t> RegionsAt(size_t buffer_index,
-                                  uint64_t position) const;
+  std::vector<uint32_t> RegionsAt(size_t buffer_index, uint64_t position) const;
   // Problems found while building, each reported once, e.g. "image
   // /lib/libc.so.7 not found (tried ...): 0x800200000-0x800400000 cannot be
   // decoded".

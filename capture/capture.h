@@ -30,10 +30,10 @@ absl::StatusOr<CpuIdentity> ParseCpuSpec(std::string_view text);
 
 // Command-line inputs that complete or override what the capture holds.
 struct InputOptions {
-  std::optional<Backend> backend;   // raw files: auto-detected when empty
-  std::optional<CpuIdentity> cpu;   // overrides the manifest's CPU identity
-  std::vector<ImageSpec> images;    // extra images mapped for every buffer
-  std::string sysroot;              // prefix for recorded image paths
+  std::optional<Backend> backend;  // raw files: auto-detected when empty
+  std::optional<CpuIdentity> cpu;  // overrides the manifest's CPU identity
+  std::vector<ImageSpec> images;   // extra images mapped for every buffer
+  std::string sysroot;             // prefix for recorded image paths
 };
 
 enum class InputKind { kBundleDirectory, kPackedBundle, kRawFile };
@@ -41,8 +41,8 @@ enum class InputKind { kBundleDirectory, kPackedBundle, kRawFile };
 class Capture {
  public:
   Capture(InputKind kind, std::string source_path, std::string root,
-          Manifest manifest, std::vector<Record> records,
-          InputOptions options, std::optional<TempDir> unpacked);
+          Manifest manifest, std::vector<Record> records, InputOptions options,
+          std::optional<TempDir> unpacked);
 
   InputKind kind() const { return kind_; }
   // What the user named on the command line.

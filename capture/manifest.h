@@ -129,7 +129,16 @@ struct BundledImage {
 };
 
 // Memory space of a region, as OpenCSD distinguishes them (x86 uses kAny).
-enum class MemorySpace { kAny, kEL1N, kEL1S, kEL2N, kEL2S, kEL3, kNonSecure, kSecure };
+enum class MemorySpace {
+  kAny,
+  kEL1N,
+  kEL1S,
+  kEL2N,
+  kEL2S,
+  kEL3,
+  kNonSecure,
+  kSecure
+};
 std::string_view MemorySpaceName(MemorySpace space);
 std::optional<MemorySpace> ParseMemorySpace(std::string_view name);
 
@@ -152,9 +161,9 @@ struct Manifest {
   std::optional<int64_t> pid;  // traced process (thread mode)
   std::string command;         // what was traced, for humans
   std::string hostname;
-  std::string os;              // e.g. "FreeBSD 15.0-RELEASE amd64"
-  std::string created;         // RFC 3339 time
-  std::string recorder;        // tool that wrote the bundle
+  std::string os;        // e.g. "FreeBSD 15.0-RELEASE amd64"
+  std::string created;   // RFC 3339 time
+  std::string recorder;  // tool that wrote the bundle
   CpuIdentity cpu;
   std::optional<PtConfig> pt;
   std::optional<CoreSightConfig> coresight;

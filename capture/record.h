@@ -16,14 +16,14 @@
 namespace hwt::capture {
 
 enum class RecordType {
-  kMmap,            // executable vnode mapping: path, addr = mapping start
-  kMunmap,          // kernel copy-out loses the address (addr 0 = unknown)
-  kExecutable,      // exec: path, addr = PIE load bias, baseaddr = rtld base
-  kInterp,          // CheriBSD-era trees only: the interpreter
-  kKernel,          // kernel object: path, addr = load address (CPU mode)
-  kThreadCreate,    // thread_id = HWT thread index
-  kThreadSetName,   // thread_id
-  kBuffer,          // buf_id, curpage, offset
+  kMmap,           // executable vnode mapping: path, addr = mapping start
+  kMunmap,         // kernel copy-out loses the address (addr 0 = unknown)
+  kExecutable,     // exec: path, addr = PIE load bias, baseaddr = rtld base
+  kInterp,         // CheriBSD-era trees only: the interpreter
+  kKernel,         // kernel object: path, addr = load address (CPU mode)
+  kThreadCreate,   // thread_id = HWT thread index
+  kThreadSetName,  // thread_id
+  kBuffer,         // buf_id, curpage, offset
 };
 
 std::string_view RecordTypeName(RecordType type);  // "mmap", "executable", ..
@@ -41,12 +41,12 @@ struct BufferPosition {
 
 struct Record {
   RecordType type = RecordType::kMmap;
-  std::string path;       // MMAP / EXECUTABLE / KERNEL / INTERP
-  uint64_t addr = 0;      // see RecordType
-  uint64_t baseaddr = 0;  // EXECUTABLE: rtld base
-  int32_t thread_id = 0;  // THREAD_CREATE / THREAD_SET_NAME
-  int32_t buf_id = 0;     // BUFFER
-  int32_t curpage = 0;    // BUFFER
+  std::string path;         // MMAP / EXECUTABLE / KERNEL / INTERP
+  uint64_t addr = 0;        // see RecordType
+  uint64_t baseaddr = 0;    // EXECUTABLE: rtld base
+  int32_t thread_id = 0;    // THREAD_CREATE / THREAD_SET_NAME
+  int32_t buf_id = 0;       // BUFFER
+  int32_t curpage = 0;      // BUFFER
   uint64_t buf_offset = 0;  // BUFFER: offset in page
   std::vector<BufferPosition> positions;
 };

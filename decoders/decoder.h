@@ -21,21 +21,21 @@ namespace hwt {
 
 // One decoded stream: a PT buffer, or one CoreSight trace ID.
 struct StreamInfo {
-  uint32_t id = 0;           // index into TraceDecoder::streams()
-  size_t buffer_index = 0;   // index into manifest().buffers
-  std::string name;          // "buffer 0 (thread 0)", "trace ID 0x10 (cpu 0)"
+  uint32_t id = 0;          // index into TraceDecoder::streams()
+  size_t buffer_index = 0;  // index into manifest().buffers
+  std::string name;         // "buffer 0 (thread 0)", "trace ID 0x10 (cpu 0)"
   std::optional<int32_t> cpu;
   std::optional<int32_t> thread;
-  uint32_t trace_id = 0;     // CoreSight trace ID; 0 for PT
+  uint32_t trace_id = 0;  // CoreSight trace ID; 0 for PT
 };
 
 struct DecodeErrorInfo {
   uint64_t offset = 0;      // trace offset in the buffer's raw file
   uint64_t bytes_lost = 0;  // trace bytes skipped because of this error
   GapReason reason = GapReason::kDecodeError;
-  uint64_t ip = 0;          // last known IP, 0 if none
-  std::string message;      // e.g. "trace doesn't match instruction (libipt:
-                            // bad query)"
+  uint64_t ip = 0;      // last known IP, 0 if none
+  std::string message;  // e.g. "trace doesn't match instruction (libipt:
+                        // bad query)"
 };
 
 // Every input byte is either decoded or lost: trace_bytes == bytes_decoded +
@@ -47,8 +47,8 @@ struct StreamStats {
   uint64_t packets = 0;
   uint64_t instructions = 0;
   uint64_t blocks = 0;
-  uint64_t errors = 0;      // all gaps that are errors (decode, overflow,
-                            // missing image, lost data)
+  uint64_t errors = 0;  // all gaps that are errors (decode, overflow,
+                        // missing image, lost data)
   uint64_t overflows = 0;
   std::vector<DecodeErrorInfo> error_list;  // the first kMaxListedErrors
 

@@ -7,61 +7,98 @@ namespace hwt {
 
 std::string_view IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kUnknown: return "unknown";
-    case Isa::kX86_16: return "16-bit";
-    case Isa::kX86_32: return "32-bit";
-    case Isa::kX86_64: return "64-bit";
-    case Isa::kA64: return "A64";
-    case Isa::kA32: return "A32";
-    case Isa::kT32: return "T32";
+    case Isa::kUnknown:
+      return "unknown";
+    case Isa::kX86_16:
+      return "16-bit";
+    case Isa::kX86_32:
+      return "32-bit";
+    case Isa::kX86_64:
+      return "64-bit";
+    case Isa::kA64:
+      return "A64";
+    case Isa::kA32:
+      return "A32";
+    case Isa::kT32:
+      return "T32";
   }
   return "unknown";
 }
 
 std::string_view BranchKindName(BranchKind kind) {
   switch (kind) {
-    case BranchKind::kNone: return "none";
-    case BranchKind::kCondTaken: return "cond-taken";
-    case BranchKind::kCondNotTaken: return "cond-not-taken";
-    case BranchKind::kJump: return "jump";
-    case BranchKind::kJumpIndirect: return "jump-indirect";
-    case BranchKind::kCall: return "call";
-    case BranchKind::kCallIndirect: return "call-indirect";
-    case BranchKind::kReturn: return "return";
-    case BranchKind::kFarCall: return "far-call";
-    case BranchKind::kFarReturn: return "far-return";
-    case BranchKind::kFarJump: return "far-jump";
-    case BranchKind::kOther: return "other";
+    case BranchKind::kNone:
+      return "none";
+    case BranchKind::kCondTaken:
+      return "cond-taken";
+    case BranchKind::kCondNotTaken:
+      return "cond-not-taken";
+    case BranchKind::kJump:
+      return "jump";
+    case BranchKind::kJumpIndirect:
+      return "jump-indirect";
+    case BranchKind::kCall:
+      return "call";
+    case BranchKind::kCallIndirect:
+      return "call-indirect";
+    case BranchKind::kReturn:
+      return "return";
+    case BranchKind::kFarCall:
+      return "far-call";
+    case BranchKind::kFarReturn:
+      return "far-return";
+    case BranchKind::kFarJump:
+      return "far-jump";
+    case BranchKind::kOther:
+      return "other";
   }
   return "none";
 }
 
 std::string_view EventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::kBlock: return "block";
-    case EventKind::kEnabled: return "enabled";
-    case EventKind::kDisabled: return "disabled";
-    case EventKind::kGap: return "gap";
-    case EventKind::kExecMode: return "exec-mode";
-    case EventKind::kPaging: return "paging";
-    case EventKind::kContext: return "context";
-    case EventKind::kTimestamp: return "timestamp";
-    case EventKind::kCoreBusRatio: return "cbr";
-    case EventKind::kException: return "exception";
-    case EventKind::kExceptionReturn: return "exception-return";
-    case EventKind::kSync: return "sync";
+    case EventKind::kBlock:
+      return "block";
+    case EventKind::kEnabled:
+      return "enabled";
+    case EventKind::kDisabled:
+      return "disabled";
+    case EventKind::kGap:
+      return "gap";
+    case EventKind::kExecMode:
+      return "exec-mode";
+    case EventKind::kPaging:
+      return "paging";
+    case EventKind::kContext:
+      return "context";
+    case EventKind::kTimestamp:
+      return "timestamp";
+    case EventKind::kCoreBusRatio:
+      return "cbr";
+    case EventKind::kException:
+      return "exception";
+    case EventKind::kExceptionReturn:
+      return "exception-return";
+    case EventKind::kSync:
+      return "sync";
   }
   return "unknown";
 }
 
 std::string_view GapReasonName(GapReason reason) {
   switch (reason) {
-    case GapReason::kNone: return "none";
-    case GapReason::kDecodeError: return "decode error";
-    case GapReason::kOverflow: return "overflow";
-    case GapReason::kLostData: return "lost data";
-    case GapReason::kMissingImage: return "missing image";
-    case GapReason::kNoSync: return "no sync";
+    case GapReason::kNone:
+      return "none";
+    case GapReason::kDecodeError:
+      return "decode error";
+    case GapReason::kOverflow:
+      return "overflow";
+    case GapReason::kLostData:
+      return "lost data";
+    case GapReason::kMissingImage:
+      return "missing image";
+    case GapReason::kNoSync:
+      return "no sync";
   }
   return "unknown";
 }

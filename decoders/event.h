@@ -49,31 +49,31 @@ inline bool IsCall(BranchKind k) {
 }
 
 enum class EventKind : uint8_t {
-  kBlock,        // ninsn instructions from ip to last_ip executed
-  kEnabled,      // tracing (re)started at ip (TIP.PGE, TRACE_ON + range)
-  kDisabled,     // tracing stopped; ip = where it would resume if known
-  kGap,          // trace lost or undecodable: reason, value = bytes lost,
-                 // code = backend error code; the flow restarts after it
-  kExecMode,     // isa changed to `isa`
-  kPaging,       // address space changed: value = CR3 / context
-  kContext,      // PE context: value = context ID (thread), code = EL,
-                 // isa = A64/A32
-  kTimestamp,    // value = timestamp (TSC / generic timer) now in effect
-  kCoreBusRatio, // value = core:bus ratio (PT CBR)
-  kException,    // exception/interrupt taken at ip: value = number
+  kBlock,         // ninsn instructions from ip to last_ip executed
+  kEnabled,       // tracing (re)started at ip (TIP.PGE, TRACE_ON + range)
+  kDisabled,      // tracing stopped; ip = where it would resume if known
+  kGap,           // trace lost or undecodable: reason, value = bytes lost,
+                  // code = backend error code; the flow restarts after it
+  kExecMode,      // isa changed to `isa`
+  kPaging,        // address space changed: value = CR3 / context
+  kContext,       // PE context: value = context ID (thread), code = EL,
+                  // isa = A64/A32
+  kTimestamp,     // value = timestamp (TSC / generic timer) now in effect
+  kCoreBusRatio,  // value = core:bus ratio (PT CBR)
+  kException,     // exception/interrupt taken at ip: value = number
   kExceptionReturn,
-  kSync,         // a synchronisation point (PSB, ASYNC) at offset: call
-                 // stacks built from return compression restart here
+  kSync,  // a synchronisation point (PSB, ASYNC) at offset: call
+          // stacks built from return compression restart here
 };
 std::string_view EventKindName(EventKind kind);
 
 enum class GapReason : uint8_t {
   kNone,
-  kDecodeError,    // the decoder could not follow the trace
-  kOverflow,       // the hardware dropped trace (PT OVF, ETM overflow)
-  kLostData,       // the buffer lost data (ring wrap, SPE partial record)
-  kMissingImage,   // no code image at ip (libipt -pte_nomap, ADDR_NACC)
-  kNoSync,         // trace before the first synchronisation point
+  kDecodeError,   // the decoder could not follow the trace
+  kOverflow,      // the hardware dropped trace (PT OVF, ETM overflow)
+  kLostData,      // the buffer lost data (ring wrap, SPE partial record)
+  kMissingImage,  // no code image at ip (libipt -pte_nomap, ADDR_NACC)
+  kNoSync,        // trace before the first synchronisation point
 };
 std::string_view GapReasonName(GapReason reason);
 

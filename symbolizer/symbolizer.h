@@ -37,9 +37,9 @@ struct Frame {
 };
 
 struct FunctionSymbol {
-  std::string name;       // as printed (demangled per options)
-  std::string raw_name;   // as in the symbol table
-  uint64_t start = 0;     // ELF vaddr
+  std::string name;      // as printed (demangled per options)
+  std::string raw_name;  // as in the symbol table
+  uint64_t start = 0;    // ELF vaddr
   uint64_t size = 0;
 };
 
