@@ -38,18 +38,22 @@
 //   for test periods shorter than a PSB+): pending TNT, [CYC], PSB, [TSC],
 //   [TMA], CBR (always: the SDM gives it no enable), and when tracing is on
 //   MODE.Exec and FUP(ip of the next instruction), PSBEND.
-// - End: if the last instruction was a far call its TIP.PGD ended tracing.
-//   Otherwise the recording stopped in user mode, as an interrupt would:
-//   FUP(next ip) + TIP.PGD(suppressed) when the next ip follows from the
-//   instruction; after an indirect branch (target unknown) TIP.PGD with the
-//   fall-through as placeholder target (libipt binds a TIP.PGD with an IP to
-//   any indirect branch).
+// - End: if the last instruction was a far call (exit) its TIP.PGD ended
+//   tracing. Otherwise the recording stopped in user mode, as an interrupt
+//   would: FUP(next ip) + TIP.PGD(suppressed) when the next ip follows from
+//   the instruction; after an indirect branch (target unknown) TIP.PGD with
+//   the fall-through as placeholder target (libipt binds a TIP.PGD with an IP
+//   to any indirect branch). A bare suppressed TIP.PGD is not used there:
+//   libipt binds one only to a far branch (or CPL/CR3 change) and would
+//   decode past the last instruction.
 // - Overflow injection: pending TNT bits are written, then every packet is
 //   dropped until the resume instruction: OVF, then FUP(ip) if tracing is on
 //   there (the SDM: "FUP if overflow resolves while ContextEn=1"), else
-//   [MODE.Exec,] TIP.PGE(ip). A decoder stops after the last instruction bound
-//   to a packet written before the OVF (it processes the overflow as soon as it
-//   reads it), so the lost range starts there, not at the overflow point.
+//   MODE.Exec, TIP.PGE(ip) (as in libipt's ovf-tip_pge test). An overflow
+//   still running at the end leaves OVF as the last packet. A decoder stops
+//   after the last instruction bound to a packet written before the OVF (it
+//   processes the overflow as soon as it reads it), so the lost range starts
+//   there, not at the overflow point.
 // - Timing (PtTimingOptions documents the clock): MTC at every CTC edge of bit
 //   mtc_freq, also while tracing is off (MTC depends on TriggerEn only); CYC
 //   (CycThresh 0) before TIP, TIP.PGE, TIP.PGD, FUP, MODE.Exec and at the
@@ -107,6 +111,7 @@ uint32_t PsbFreqField(uint64_t period) {
 
 struct CachedInsn {
   uint64_t ip = ~uint64_t{0};
+  uint64_t generation = 0;  // valid while it equals Impl::generation
   uint64_t fall = 0;
   uint64_t target = 0;
   x86::InsnClass cls = x86::InsnClass::kOther;
@@ -496,7 +501,7 @@ struct PtEncoder::Impl {
 
   const CachedInsn* Lookup(uint64_t ip, uint64_t index) {
     CachedInsn& slot = cache[(ip ^ (ip >> 16)) & (kInsnCacheSize - 1)];
-    if (slot.ip == ip) return &slot;
+    if (slot.ip == ip && slot.generation == generation) return &slot;
     std::optional<x86::Insn> insn = insns->InsnAt(ip);
     if (!insn || insn->length == 0) {
       status = absl::InvalidArgumentError(absl::StrFormat(
@@ -506,6 +511,7 @@ struct PtEncoder::Impl {
       return nullptr;
     }
     slot.ip = ip;
+    slot.generation = generation;
     slot.fall = ip + insn->length;
     slot.target = insn->target;
     slot.cls = insn->cls;
@@ -677,6 +683,7 @@ struct PtEncoder::Impl {
   uint64_t flushed = 0;  // bytes handed to the writer
 
   std::vector<CachedInsn> cache;
+  uint64_t generation = 1;  // bumped at every mapping change
 
   bool started = false;
   bool ended = false;
@@ -729,7 +736,7 @@ void PtEncoder::OnMapping(const MappingEvent& event) {
   record.positions.push_back({0, impl_->Offset()});
   records_.push_back(std::move(record));
   // The code at an address may differ from now on.
-  for (CachedInsn& slot : impl_->cache) slot.ip = ~uint64_t{0};
+  ++impl_->generation;
 }
 
 void PtEncoder::OnInstructions(absl::Span<const uint64_t> ips) {

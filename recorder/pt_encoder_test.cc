@@ -1359,6 +1359,31 @@ TEST(PtEncoderOverflowTest, OverflowResolvingWhileTracingIsOn) {
   EXPECT_EQ(decoded.ips, Visible(ips, stats));
 }
 
+TEST(PtEncoderOverflowTest, OverflowStartingWhileTracingIsOff) {
+  Code code = SmallProgram();
+  std::vector<uint64_t> ips = {0x1000, 0x1002, 0x1007, 0x1011, 0x100c,
+                               0x100e, 0x1010, 0x1011, 0x1000, 0x1002,
+                               0x1004, 0x1007, 0x1011, 0x100c, 0x100e};
+  // The overflow starts as the syscall returns (its TIP.PGE is dropped) and
+  // resolves at 1000 (8) with tracing on: OVF, FUP.
+  PtEncoderOptions options;
+  options.overflows = {{6, 2}};
+  PtEncoderStats stats;
+  std::string trace = Encode(code, ips, options, &stats);
+  EXPECT_THAT(
+      DescribeAll(trace),
+      ElementsAre("psb", "cbr 20", "psbend", "mode.exec 64", "tip.pge u16 1000",
+                  "tnt.8 !!", "tip u16 100e", "tip.pgd", "ovf", "fup u16 1000",
+                  "tnt.8 .!", "tip u16 100e", "tip.pgd"));
+  ASSERT_EQ(stats.lost.size(), 1u);
+  EXPECT_EQ(stats.lost[0].first, 6u);
+  EXPECT_EQ(stats.lost[0].count, 2u);
+  InsnDecode decoded = DecodeInsns(trace, code.images);
+  EXPECT_THAT(decoded.errors, ::testing::IsEmpty());
+  EXPECT_EQ(decoded.ips, Visible(ips, stats));
+  EXPECT_THAT(EventTypes(decoded), ::testing::Contains(ptev_overflow));
+}
+
 TEST(PtEncoderOverflowTest, OverflowUntilTheEnd) {
   Code code = SmallProgram();
   std::vector<uint64_t> ips = {0x1000, 0x1002, 0x1007, 0x1011, 0x100c, 0x100e,
