@@ -24,6 +24,7 @@ struct Image {
   std::string build_id;       // lowercase hex; empty if none/unknown
   bool is_elf = true;         // false for raw memory dumps
   bool kernel = false;        // KERNEL record (CPU mode)
+  bool persistent = false;    // --image: survives EXECUTABLE resets
 };
 
 // One contiguous range of an image mapped into memory. Decoders make one
@@ -59,6 +60,10 @@ class AddressSpaceTimeline {
   const std::vector<AddressSpaceChange>& changes(size_t buffer_index) const {
     return changes_[buffer_index];
   }
+  // Whether an EXECUTABLE reset (kResetUser) unmaps this region: user ELF
+  // images mapped from records do; kernel objects, memory dumps and --image
+  // images do not. Decoders replaying changes must use this.
+  bool RemovedByReset(uint32_t region) const;
   // Indices of the regions mapped in a buffer at `position`.
   std::vector<uint32_t> RegionsAt(size_t buffer_index, uint64_t position) const;
   // Problems found while building, each reported once, e.g. "image
@@ -71,6 +76,7 @@ class AddressSpaceTimeline {
   uint32_t AddRegion(Region region);
   void AddChange(size_t buffer_index, AddressSpaceChange change);
   void AddWarning(std::string warning);
+  void MarkPersistent(uint32_t image) { images_[image].persistent = true; }
   void SetBufferCount(size_t count) { changes_.resize(count); }
 
  private:

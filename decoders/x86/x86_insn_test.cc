@@ -58,8 +58,9 @@ INSTANTIATE_TEST_SUITE_P(
              false,
              false},  // call *8(%r13)
         Case{{0xc3}, 1, InsnClass::kReturn, 0, false, false},
-        Case{{0xc2, 0x08, 0x00}, 3, InsnClass::kReturn, 0, false, false},  // ret
-                                                                           // $8
+        Case{
+            {0xc2, 0x08, 0x00}, 3, InsnClass::kReturn, 0, false, false},  // ret
+                                                                          // $8
         Case{{0xf3, 0xc3}, 2, InsnClass::kReturn, 0, false, false},  // rep ret
         Case{{0x74, 0x05}, 2, InsnClass::kCondJump, 0x1007, false, false},
         Case{{0x0f, 0x85, 0x00, 0x01, 0, 0},

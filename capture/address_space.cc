@@ -1,0 +1,434 @@
+// Builds the address-space timeline from a capture's records, memory dumps and
+// --image options; see address_space.h and docs/capture-format.md for the
+// position rules.
+#include "capture/address_space.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "capture/elf_file.h"
+
+namespace hwt::capture {
+namespace {
+
+constexpr uint16_t kEtRel = 1;
+constexpr uint16_t kEtExec = 2;
+constexpr uint16_t kEtDyn = 3;
+constexpr uint64_t kPageMask = 0xfff;
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Builds the timeline record by record. Images are deduplicated by
+// (recorded path, resolved file); ELF headers are read once per file.
+class TimelineBuilder {
+ public:
+  explicit TimelineBuilder(const Capture& capture) : capture_(capture) {
+    timeline_.SetBufferCount(capture.manifest().buffers.size());
+    last_position_.assign(capture.manifest().buffers.size(), 0);
+  }
+
+  absl::Status AddStaticImages() {
+    for (const ImageSpec& spec : capture_.options().images) {
+      HWT_ASSIGN_OR_RETURN(
+          auto mapped, MapElf(spec.path, spec.path, spec.bias, /*kernel=*/false,
+                              /*warn_missing=*/true));
+      for (uint32_t region : mapped) {
+        persistent_images_.insert(timeline_.regions()[region].image);
+      }
+      for (size_t b = 0; b < last_position_.size(); ++b) {
+        for (uint32_t region : mapped) Change(b, kMap, 0, region);
+      }
+    }
+    for (const MemoryDump& dump : capture_.manifest().memory) {
+      std::string file = dump.file;
+      if (!file.empty() && file[0] != '/') file = capture_.root() + "/" + file;
+      Image image;
+      image.recorded_path = dump.file;
+      image.is_elf = false;
+      auto mapped = MappedFile::Open(file);
+      if (!mapped.ok()) {
+        timeline_.AddWarning(absl::StrFormat(
+            "memory dump %s not readable (%s): 0x%x cannot be decoded",
+            dump.file, mapped.status().message(), dump.address));
+        continue;
+      }
+      image.file = file;
+      uint64_t size = dump.size;
+      if (dump.file_offset > mapped->size()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: memory dump offset 0x%x is beyond the end of the file (%u "
+            "bytes)",
+            file, dump.file_offset, mapped->size()));
+      }
+      uint64_t available = mapped->size() - dump.file_offset;
+      if (size == 0 || size > available) size = available;
+      if (size == 0) continue;
+      uint32_t image_id = timeline_.AddImage(std::move(image));
+      Region region;
+      region.image = image_id;
+      region.start = dump.address;
+      region.end = dump.address + size;
+      region.file_offset = dump.file_offset;
+      region.file_size = size;
+      region.bias = 0;
+      region.space = dump.space;
+      uint32_t region_id = timeline_.AddRegion(region);
+      for (size_t b = 0; b < last_position_.size(); ++b) {
+        Change(b, kMap, 0, region_id);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddRecord(const Record& record) {
+    // Position of this record for every buffer.
+    std::vector<uint64_t> position = last_position_;
+    for (const BufferPosition& p : record.positions) {
+      for (size_t b = 0; b < capture_.manifest().buffers.size(); ++b) {
+        if (capture_.manifest().buffers[b].id == p.buffer_id) {
+          position[b] = std::max(p.offset, last_position_[b]);
+        }
+      }
+    }
+    switch (record.type) {
+      case RecordType::kExecutable:
+        HWT_RETURN_IF_ERROR(AddExecutable(record, position));
+        break;
+      case RecordType::kInterp: {
+        HWT_ASSIGN_OR_RETURN(auto regions,
+                             MapRecordedElf(record.path, record.addr, false));
+        MapEverywhere(regions, position);
+        break;
+      }
+      case RecordType::kMmap: {
+        HWT_ASSIGN_OR_RETURN(auto regions, MapMmap(record));
+        // Hoisted back to the previous record: a free range cannot have
+        // executed code before the mapping appeared.
+        MapEverywhere(regions, last_position_);
+        break;
+      }
+      case RecordType::kMunmap:
+        Unmap(record, position);
+        break;
+      case RecordType::kKernel: {
+        HWT_ASSIGN_OR_RETURN(auto regions, MapKernel(record));
+        MapEverywhere(regions, position);
+        break;
+      }
+      case RecordType::kThreadCreate:
+      case RecordType::kThreadSetName:
+      case RecordType::kBuffer:
+        break;
+    }
+    last_position_ = position;
+    return absl::OkStatus();
+  }
+
+  AddressSpaceTimeline Finish() {
+    for (uint32_t image : persistent_images_) {
+      timeline_.MarkPersistent(image);
+    }
+    for (size_t b = 0; b < last_position_.size(); ++b) {
+      auto& changes = pending_[b];
+      std::stable_sort(
+          changes.begin(), changes.end(),
+          [](const AddressSpaceChange& a, const AddressSpaceChange& c) {
+            return a.position < c.position;
+          });
+      for (const auto& change : changes) timeline_.AddChange(b, change);
+    }
+    return std::move(timeline_);
+  }
+
+ private:
+  static constexpr auto kMap = AddressSpaceChange::Kind::kMap;
+  static constexpr auto kUnmap = AddressSpaceChange::Kind::kUnmap;
+  static constexpr auto kReset = AddressSpaceChange::Kind::kResetUser;
+
+  void Change(size_t buffer, AddressSpaceChange::Kind kind, uint64_t position,
+              uint32_t region) {
+    if (pending_.size() <= buffer) pending_.resize(buffer + 1);
+    AddressSpaceChange change;
+    change.kind = kind;
+    change.position = position;
+    change.region = region;
+    pending_[buffer].push_back(change);
+    if (kind == kMap) {
+      user_mapped_.insert(region);
+    } else if (kind == kUnmap) {
+      user_mapped_.erase(region);
+    }
+  }
+
+  void MapEverywhere(const std::vector<uint32_t>& regions,
+                     const std::vector<uint64_t>& position) {
+    for (size_t b = 0; b < position.size(); ++b) {
+      for (uint32_t region : regions) Change(b, kMap, position[b], region);
+    }
+  }
+
+  absl::Status AddExecutable(const Record& record,
+                             const std::vector<uint64_t>& position) {
+    for (size_t b = 0; b < position.size(); ++b) {
+      Change(b, kReset, position[b], 0);
+    }
+    user_mapped_.clear();
+    HWT_ASSIGN_OR_RETURN(auto regions,
+                         MapRecordedElf(record.path, record.addr, false));
+    MapEverywhere(regions, position);
+    if (record.baseaddr != 0) {
+      // The interpreter named by the program's PT_INTERP, at rtld's base.
+      std::string interp;
+      auto it = elf_by_recorded_path_.find(record.path);
+      if (it != elf_by_recorded_path_.end()) interp = it->second.interpreter;
+      if (interp.empty()) {
+        timeline_.AddWarning(absl::StrFormat(
+            "%s: exec record has an interpreter base 0x%x but the program's "
+            "PT_INTERP is unknown: the interpreter is not mapped",
+            record.path, record.baseaddr));
+      } else {
+        HWT_ASSIGN_OR_RETURN(auto interp_regions,
+                             MapRecordedElf(interp, record.baseaddr, false));
+        MapEverywhere(interp_regions, position);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<uint32_t>> MapMmap(const Record& record) {
+    // MMAP's addr is the start of the executable mapping: the page of the
+    // first executable PT_LOAD segment.
+    auto file = capture_.ResolveImage(record.path, "");
+    if (!file) {
+      WarnMissing(record.path, record.addr, 0);
+      return std::vector<uint32_t>{};
+    }
+    HWT_ASSIGN_OR_RETURN(const ElfInfo* elf, LoadElf(record.path, *file));
+    auto loads = elf->ExecutableLoads();
+    if (loads.empty()) return std::vector<uint32_t>{};
+    uint64_t bias = record.addr - (loads.front().vaddr & ~kPageMask);
+    return MapElf(record.path, *file, bias, false, false);
+  }
+
+  absl::StatusOr<std::vector<uint32_t>> MapKernel(const Record& record) {
+    auto file = capture_.ResolveImage(record.path, "");
+    if (!file) {
+      WarnMissing(record.path, record.addr, 0);
+      return std::vector<uint32_t>{};
+    }
+    HWT_ASSIGN_OR_RETURN(const ElfInfo* elf, LoadElf(record.path, *file));
+    uint64_t bias = 0;
+    if (elf->type == kEtDyn) {
+      bias = record.addr - elf->LowestLoadAddress();
+    } else if (elf->type == kEtRel) {
+      timeline_.AddWarning(absl::StrFormat(
+          "%s: relocatable kernel modules (ET_REL) cannot be mapped from "
+          "program headers: 0x%x cannot be decoded",
+          record.path, record.addr));
+      return std::vector<uint32_t>{};
+    }
+    return MapElf(record.path, *file, bias, /*kernel=*/true, false);
+  }
+
+  // Maps an ELF named in a record at load bias `bias`.
+  absl::StatusOr<std::vector<uint32_t>> MapRecordedElf(
+      const std::string& recorded_path, uint64_t bias, bool kernel) {
+    auto file = capture_.ResolveImage(recorded_path, "");
+    if (!file) {
+      WarnMissing(recorded_path, bias, 0);
+      return std::vector<uint32_t>{};
+    }
+    return MapElf(recorded_path, *file, bias, kernel, false);
+  }
+
+  absl::StatusOr<std::vector<uint32_t>> MapElf(const std::string& recorded,
+                                               const std::string& file,
+                                               uint64_t bias, bool kernel,
+                                               bool warn_missing) {
+    auto elf = LoadElf(recorded, file);
+    if (!elf.ok()) {
+      if (warn_missing && absl::IsNotFound(elf.status())) {
+        return absl::NotFoundError(
+            absl::StrFormat("--image %s: no such file", file));
+      }
+      return elf.status();
+    }
+    uint32_t image_id = ImageFor(recorded, file, (*elf)->build_id, kernel);
+    std::vector<uint32_t> regions;
+    for (const ElfSegment& seg : (*elf)->ExecutableLoads()) {
+      Region region;
+      region.image = image_id;
+      region.start = seg.vaddr + bias;
+      region.end = region.start + seg.memsz;
+      region.file_offset = seg.offset;
+      region.file_size = seg.filesz;
+      region.bias = bias;
+      region.executable = true;
+      auto key = std::make_tuple(image_id, region.start, region.end);
+      auto it = region_ids_.find(key);
+      if (it != region_ids_.end()) {
+        regions.push_back(it->second);
+        continue;
+      }
+      uint32_t id = timeline_.AddRegion(region);
+      region_ids_[key] = id;
+      regions.push_back(id);
+    }
+    if (regions.empty()) {
+      timeline_.AddWarning(absl::StrFormat(
+          "%s: no executable PT_LOAD segment: nothing mapped", file));
+    }
+    return regions;
+  }
+
+  absl::StatusOr<const ElfInfo*> LoadElf(const std::string& recorded,
+                                         const std::string& file) {
+    auto it = elf_by_file_.find(file);
+    if (it == elf_by_file_.end()) {
+      HWT_ASSIGN_OR_RETURN(ElfInfo info, ReadElfFile(file));
+      it = elf_by_file_.emplace(file, std::move(info)).first;
+    }
+    elf_by_recorded_path_[recorded] = it->second;
+    return &it->second;
+  }
+
+  uint32_t ImageFor(const std::string& recorded, const std::string& file,
+                    const std::string& build_id, bool kernel) {
+    auto key = std::make_pair(recorded, file);
+    auto it = image_ids_.find(key);
+    if (it != image_ids_.end()) return it->second;
+    Image image;
+    image.recorded_path = recorded;
+    image.file = file;
+    image.build_id = build_id;
+    image.kernel = kernel;
+    uint32_t id = timeline_.AddImage(std::move(image));
+    image_ids_[key] = id;
+    return id;
+  }
+
+  void Unmap(const Record& record, const std::vector<uint64_t>& position) {
+    if (record.addr == 0) {
+      if (!warned_munmap_) {
+        timeline_.AddWarning(
+            "munmap records carry no address (the kernel's copy-out loses "
+            "it): unmapped ranges stay mapped");
+        warned_munmap_ = true;
+      }
+      return;
+    }
+    // Remove every mapped region of the image instance containing addr.
+    std::vector<uint32_t> victims;
+    for (uint32_t id : user_mapped_) {
+      const Region& r = timeline_.regions()[id];
+      if (record.addr >= r.start && record.addr < r.end) {
+        for (uint32_t other : user_mapped_) {
+          const Region& o = timeline_.regions()[other];
+          if (o.image == r.image && o.bias == r.bias) victims.push_back(other);
+        }
+      }
+    }
+    std::sort(victims.begin(), victims.end());
+    victims.erase(std::unique(victims.begin(), victims.end()), victims.end());
+    for (size_t b = 0; b < position.size(); ++b) {
+      for (uint32_t id : victims) Change(b, kUnmap, position[b], id);
+    }
+  }
+
+  void WarnMissing(const std::string& path, uint64_t addr, uint64_t end) {
+    if (!warned_missing_.insert(path).second) return;
+    std::string tried = capture_.options().sysroot.empty()
+                            ? path
+                            : capture_.options().sysroot + path;
+    timeline_.AddWarning(absl::StrFormat(
+        "image %s not found (tried the bundle's images and %s): code mapped "
+        "at 0x%x cannot be decoded",
+        path, tried, addr));
+  }
+
+  const Capture& capture_;
+  AddressSpaceTimeline timeline_;
+  std::vector<uint64_t> last_position_;
+  std::vector<std::vector<AddressSpaceChange>> pending_;
+  std::map<std::string, ElfInfo> elf_by_file_;
+  std::map<std::string, ElfInfo> elf_by_recorded_path_;
+  std::map<std::pair<std::string, std::string>, uint32_t> image_ids_;
+  std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint32_t> region_ids_;
+  std::set<uint32_t> user_mapped_;
+  std::set<std::string> warned_missing_;
+  std::set<uint32_t> persistent_images_;
+  bool warned_munmap_ = false;
+};
+
+}  // namespace
+
+uint32_t AddressSpaceTimeline::AddImage(Image image) {
+  images_.push_back(std::move(image));
+  return static_cast<uint32_t>(images_.size() - 1);
+}
+
+uint32_t AddressSpaceTimeline::AddRegion(Region region) {
+  regions_.push_back(region);
+  return static_cast<uint32_t>(regions_.size() - 1);
+}
+
+void AddressSpaceTimeline::AddChange(size_t buffer_index,
+                                     AddressSpaceChange change) {
+  if (changes_.size() <= buffer_index) changes_.resize(buffer_index + 1);
+  changes_[buffer_index].push_back(change);
+}
+
+void AddressSpaceTimeline::AddWarning(std::string warning) {
+  warnings_.push_back(std::move(warning));
+}
+
+bool AddressSpaceTimeline::RemovedByReset(uint32_t region) const {
+  const Image& image = images_[regions_[region].image];
+  return image.is_elf && !image.kernel && !image.persistent;
+}
+
+std::vector<uint32_t> AddressSpaceTimeline::RegionsAt(size_t buffer_index,
+                                                      uint64_t position) const {
+  std::vector<uint32_t> mapped;
+  if (buffer_index >= changes_.size()) return mapped;
+  for (const AddressSpaceChange& change : changes_[buffer_index]) {
+    if (change.position > position) break;
+    switch (change.kind) {
+      case AddressSpaceChange::Kind::kMap:
+        if (std::find(mapped.begin(), mapped.end(), change.region) ==
+            mapped.end()) {
+          mapped.push_back(change.region);
+        }
+        break;
+      case AddressSpaceChange::Kind::kUnmap:
+        mapped.erase(std::remove(mapped.begin(), mapped.end(), change.region),
+                     mapped.end());
+        break;
+      case AddressSpaceChange::Kind::kResetUser:
+        mapped.erase(
+            std::remove_if(mapped.begin(), mapped.end(),
+                           [this](uint32_t id) { return RemovedByReset(id); }),
+            mapped.end());
+        break;
+    }
+  }
+  return mapped;
+}
+
+absl::StatusOr<AddressSpaceTimeline> BuildAddressSpaceTimeline(
+    const Capture& capture) {
+  TimelineBuilder builder(capture);
+  HWT_RETURN_IF_ERROR(builder.AddStaticImages());
+  for (const Record& record : capture.records()) {
+    HWT_RETURN_IF_ERROR(builder.AddRecord(record));
+  }
+  return builder.Finish();
+}
+
+}  // namespace hwt::capture
