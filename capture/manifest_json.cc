@@ -489,7 +489,8 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   std::string backend;
   HWT_RETURN_IF_ERROR(top.String("backend", &backend, /*required=*/true));
   std::optional<Backend> parsed_backend = ParseBackend(backend);
-  if (!parsed_backend || *parsed_backend == Backend::kUnknown) {
+  // Only the canonical names (ParseBackend also knows command-line aliases).
+  if (!parsed_backend || BackendName(*parsed_backend) != backend) {
     return top.Error("backend",
                      absl::StrCat("unknown backend \"", backend,
                                   "\" (expected \"pt\", \"coresight\" or "

@@ -153,15 +153,7 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenRaw(const std::string& path,
     backend = *options.backend;
     if (backend == Backend::kCoreSight) {
       // Only to learn the formatting; the user already named the backend.
-      for (auto* detector : {&DetectCoreSightFormatted,
-                             &DetectCoreSightFrameSyncs,
-                             &DetectCoreSightUnformatted}) {
-        DetectorResult result = detector(file.bytes());
-        if (result.detection) {
-          detection = std::move(result.detection);
-          break;
-        }
-      }
+      detection = DetectCoreSight(file.bytes()).detection;
     }
   } else {
     absl::StatusOr<RawDetection> detected = DetectRawBackend(file.bytes(), path);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "capture/elf_file.h"
 
 namespace hwt::capture {
 namespace {
@@ -115,11 +116,11 @@ FrameScan ScanFrames(absl::Span<const uint8_t> bytes, size_t start,
 
 // Whether a frame scan looks like real formatted trace; sets `why` either way.
 bool FramesPlausible(const FrameScan& scan, std::string* why) {
-  if (scan.frames_examined < 2) {
-    *why = "fewer than two 16-byte frames";
+  if (scan.frames_examined < kMinFrames) {
+    *why = absl::StrFormat("fewer than %u 16-byte frames", kMinFrames);
     return false;
   }
-  if (scan.good_prefix < std::min(scan.frames_examined, kMinFrames)) {
+  if (scan.good_prefix < kMinFrames) {
     *why = scan.first_problem;
     return false;
   }
@@ -151,6 +152,26 @@ std::string IdList(const std::set<uint32_t>& ids) {
   std::vector<std::string> parts;
   for (uint32_t id : ids) parts.push_back(absl::StrFormat("0x%x", id));
   return absl::StrJoin(parts, ", ");
+}
+
+// The file starts with at least five 00 then 80: the alignment sync a
+// PTM/ETMv3 (five) or ETMv4/ETE (eleven) source emits first. A formatted
+// buffer starts with an ID byte instead, so this wins over the frame check.
+DetectorResult DetectAlignmentSyncAtStart(absl::Span<const uint8_t> bytes) {
+  DetectorResult result;
+  size_t zeros = 0;
+  while (zeros < bytes.size() && bytes[zeros] == 0) ++zeros;
+  if (zeros >= 5 && zeros < bytes.size() && bytes[zeros] == 0x80) {
+    RawDetection detection;
+    detection.backend = Backend::kCoreSight;
+    detection.reason = absl::StrFormat(
+        "unformatted CoreSight trace: %s alignment sync at offset 0",
+        zeros >= 11 ? "ETMv4/ETE" : "PTM/ETMv3");
+    result.detection = std::move(detection);
+  } else {
+    result.rejection = "no alignment sync at the start";
+  }
+  return result;
 }
 
 }  // namespace
@@ -225,20 +246,8 @@ DetectorResult DetectCoreSightFrameSyncs(absl::Span<const uint8_t> bytes) {
 }
 
 DetectorResult DetectCoreSightUnformatted(absl::Span<const uint8_t> bytes) {
-  DetectorResult result;
-  // At the start: at least five 00 then 80 (PTM/ETMv3 need five, ETMv4/ETE
-  // eleven).
-  size_t zeros = 0;
-  while (zeros < bytes.size() && bytes[zeros] == 0) ++zeros;
-  if (zeros >= 5 && zeros < bytes.size() && bytes[zeros] == 0x80) {
-    RawDetection detection;
-    detection.backend = Backend::kCoreSight;
-    detection.reason = absl::StrFormat(
-        "unformatted CoreSight trace: %s alignment sync at offset 0",
-        zeros >= 11 ? "ETMv4/ETE" : "PTM/ETMv3");
-    result.detection = std::move(detection);
-    return result;
-  }
+  DetectorResult result = DetectAlignmentSyncAtStart(bytes);
+  if (result.detection) return result;
   // Elsewhere early: the ETMv4/ETE sync only (long enough to be unambiguous).
   size_t end = std::min(bytes.size(), kFrameCheckLimit);
   size_t run = 0;
@@ -323,23 +332,47 @@ DetectorResult DetectSpe(absl::Span<const uint8_t> bytes) {
   return result;
 }
 
+DetectorResult DetectCoreSight(absl::Span<const uint8_t> bytes) {
+  DetectorResult result;
+  std::vector<std::string> tried;
+  for (auto* detector :
+       {&DetectAlignmentSyncAtStart, &DetectCoreSightFormatted,
+        &DetectCoreSightFrameSyncs, &DetectCoreSightUnformatted}) {
+    DetectorResult one = detector(bytes);
+    if (one.detection) return one;
+    tried.push_back(std::move(one.rejection));
+  }
+  result.rejection = absl::StrJoin(tried, "; ");
+  return result;
+}
+
 absl::StatusOr<RawDetection> DetectRawBackend(absl::Span<const uint8_t> bytes,
                                               std::string_view where) {
   std::vector<std::string> tried;
-  if (bytes.size() < kFrameSize) {
+  // The shortest conclusive pattern, a PTM alignment sync, has 6 bytes.
+  if (bytes.size() < 6) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: only %u bytes: too short to tell which trace it holds; give the "
         "backend with --backend pt|coresight|spe",
         where, bytes.size()));
   }
-  // PT first: a PSB is conclusive. SPE before formatted CoreSight: its check
-  // is the stricter one (every byte must parse).
-  for (auto* detector : {&DetectPt, &DetectSpe, &DetectCoreSightFormatted,
-                         &DetectCoreSightFrameSyncs,
+  if (LooksLikeElf(bytes)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        std::string(where),
+        ": is an ELF file, not a raw trace (give program images with "
+        "--image)"));
+  }
+  // PT first: a PSB is conclusive. Then an alignment sync at offset 0 (a
+  // formatted buffer starts with an ID byte). SPE before formatted
+  // CoreSight: its check is the stricter one (every byte must parse).
+  for (auto* detector : {&DetectPt, &DetectAlignmentSyncAtStart, &DetectSpe,
+                         &DetectCoreSightFormatted, &DetectCoreSightFrameSyncs,
                          &DetectCoreSightUnformatted}) {
     DetectorResult result = detector(bytes);
     if (result.detection) return std::move(*result.detection);
-    tried.push_back(std::move(result.rejection));
+    if (detector != &DetectAlignmentSyncAtStart) {
+      tried.push_back(std::move(result.rejection));
+    }
   }
   return absl::FailedPreconditionError(absl::StrCat(
       std::string(where),

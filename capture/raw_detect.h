@@ -48,6 +48,10 @@ DetectorResult DetectCoreSightFormatted(absl::Span<const uint8_t> bytes);
 DetectorResult DetectCoreSightFrameSyncs(absl::Span<const uint8_t> bytes);
 DetectorResult DetectCoreSightUnformatted(absl::Span<const uint8_t> bytes);
 DetectorResult DetectSpe(absl::Span<const uint8_t> bytes);
+// The CoreSight detectors in DetectRawBackend's order (a sync at the start,
+// formatted frames, frame syncs, a sync anywhere early): how a file known to
+// hold CoreSight trace is laid out.
+DetectorResult DetectCoreSight(absl::Span<const uint8_t> bytes);
 
 // Runs the detectors (PT first: a PSB is conclusive) and returns the first
 // that recognises the bytes. FailedPrecondition when none does: the message
