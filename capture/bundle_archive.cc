@@ -50,8 +50,8 @@ absl::StatusOr<ReadArchive> OpenForReading(const std::string& path) {
   archive_read_support_filter_zstd(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) !=
       ARCHIVE_OK) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": cannot open as an archive: ", ArchiveError(a.get())));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": cannot open as an archive: ", ArchiveError(a.get())));
   }
   return a;
 }
@@ -66,9 +66,9 @@ absl::StatusOr<std::string> SafeEntryPath(const std::string& archive_path,
   }
   std::string name(raw);
   auto refuse = [&](std::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        archive_path, ": entry \"", name, "\": ", std::string(why),
-        "; refusing to unpack"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(archive_path, ": entry \"", name, "\": ", std::string(why),
+                     "; refusing to unpack"));
   };
   if (name.empty()) return refuse("empty name");
   if (name[0] == '/') return refuse("absolute path");
@@ -118,7 +118,8 @@ absl::Status WriteAll(int fd, const char* data, size_t size,
   return absl::OkStatus();
 }
 
-// --- Packing -------------------------------------------------------------------
+// --- Packing
+// -------------------------------------------------------------------
 
 struct PackItem {
   std::string relative;  // below the packed directory
@@ -156,8 +157,9 @@ absl::Status ListTree(const std::string& root, const std::string& relative,
       items->push_back({child, false, static_cast<uint64_t>(st.st_size)});
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          full, ": not a regular file or directory (links and special files "
-                "are not packed)"));
+          full,
+          ": not a regular file or directory (links and special files "
+          "are not packed)"));
     }
   }
   return absl::OkStatus();
@@ -253,8 +255,8 @@ absl::Status UnpackArchive(const std::string& archive_path,
     const std::string shown = raw_name != nullptr ? raw_name : "?";
     auto refuse = [&](std::string_view why) {
       return absl::InvalidArgumentError(
-          absl::StrCat(archive_path, ": entry \"", shown, "\": ",
-                       std::string(why), "; refusing to unpack"));
+          absl::StrCat(archive_path, ": entry \"", shown,
+                       "\": ", std::string(why), "; refusing to unpack"));
     };
     if (archive_entry_hardlink(entry) != nullptr) return refuse("hard link");
     const mode_t type = archive_entry_filetype(entry);
@@ -315,7 +317,8 @@ absl::Status UnpackArchive(const std::string& archive_path,
       status = WriteAll(fd, block.data(), static_cast<size_t>(n), out_path);
     }
     if (close(fd) != 0 && status.ok()) {
-      status = absl::DataLossError(ErrnoMessage(out_path, "close failed", errno));
+      status =
+          absl::DataLossError(ErrnoMessage(out_path, "close failed", errno));
     }
     HWT_RETURN_IF_ERROR(status);
   }
@@ -333,6 +336,8 @@ absl::Status PackDirectory(const std::string& dir, const std::string& top_name,
   if (!a) return absl::ResourceExhaustedError("archive_write_new failed");
   // pax (restricted): plain ustar headers unless a name or size needs more.
   archive_write_set_format_pax_restricted(a.get());
+  // No padding to 10240-byte blocks: zeros after a zstd frame are not zstd.
+  archive_write_set_bytes_in_last_block(a.get(), 1);
   int r = ARCHIVE_OK;
   if (compression == ArchiveKind::kZstd) {
     r = archive_write_add_filter_zstd(a.get());
@@ -355,9 +360,8 @@ absl::Status PackDirectory(const std::string& dir, const std::string& top_name,
   }
   auto failure = [&](std::string_view what) {
     if (!target.status.ok()) return target.status;
-    return absl::InternalError(absl::StrCat(archive_path, ": ",
-                                            std::string(what), ": ",
-                                            ArchiveError(a.get())));
+    return absl::InternalError(absl::StrCat(
+        archive_path, ": ", std::string(what), ": ", ArchiveError(a.get())));
   };
   std::vector<PackItem> all;
   all.push_back({"", true, 0});  // the top directory itself
@@ -366,15 +370,14 @@ absl::Status PackDirectory(const std::string& dir, const std::string& top_name,
   for (const PackItem& item : all) {
     std::unique_ptr<archive_entry, void (*)(archive_entry*)> entry(
         archive_entry_new(), archive_entry_free);
-    std::string name = item.relative.empty()
-                           ? top_name + "/"
-                           : top_name + "/" + item.relative +
-                                 (item.is_dir ? "/" : "");
+    std::string name = item.relative.empty() ? top_name + "/"
+                                             : top_name + "/" + item.relative +
+                                                   (item.is_dir ? "/" : "");
     archive_entry_set_pathname(entry.get(), name.c_str());
     archive_entry_set_filetype(entry.get(), item.is_dir ? AE_IFDIR : AE_IFREG);
     archive_entry_set_perm(entry.get(), item.is_dir ? 0755 : 0644);
-    archive_entry_set_size(entry.get(),
-                           static_cast<la_int64_t>(item.is_dir ? 0 : item.size));
+    archive_entry_set_size(
+        entry.get(), static_cast<la_int64_t>(item.is_dir ? 0 : item.size));
     archive_entry_set_mtime(entry.get(), 0, 0);
     archive_entry_set_uid(entry.get(), 0);
     archive_entry_set_gid(entry.get(), 0);
@@ -393,7 +396,8 @@ absl::Status PackDirectory(const std::string& dir, const std::string& top_name,
       ssize_t n = read(fd, block.data(), block.size());
       if (n < 0) {
         if (errno == EINTR) continue;
-        status = absl::DataLossError(ErrnoMessage(source, "read failed", errno));
+        status =
+            absl::DataLossError(ErrnoMessage(source, "read failed", errno));
         break;
       }
       if (n == 0) break;

@@ -50,9 +50,9 @@ absl::Status MakeParents(const std::string& root, const std::string& relative) {
   std::filesystem::create_directories(root + "/" + relative.substr(0, slash),
                                       error);
   if (error) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        root, "/", relative, ": cannot create its directory: ",
-        error.message()));
+    return absl::PermissionDeniedError(
+        absl::StrCat(root, "/", relative,
+                     ": cannot create its directory: ", error.message()));
   }
   return absl::OkStatus();
 }
@@ -96,7 +96,8 @@ absl::Status CopyFile(const std::string& source, const std::string& dest) {
   if (out < 0) {
     int err = errno;
     close(in);
-    return absl::PermissionDeniedError(ErrnoMessage(dest, "cannot create", err));
+    return absl::PermissionDeniedError(
+        ErrnoMessage(dest, "cannot create", err));
   }
   std::vector<char> block(kCopyBlock);
   absl::Status status;
@@ -177,8 +178,8 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
       absl::StatusOr<ElfInfo> elf = ReadElfFile(image.source_file);
       if (!elf.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("image ", image.original_path, " (",
-                         image.source_file, "): ", elf.status().message()));
+            absl::StrCat("image ", image.original_path, " (", image.source_file,
+                         "): ", elf.status().message()));
       }
       build_id = elf->build_id;
     }
@@ -186,8 +187,8 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
     bundled.build_id = build_id;
     bundled.original_path = image.original_path;
     if (!build_id.empty()) {
-      auto [it, added] = file_by_build_id.emplace(
-          build_id, absl::StrCat("images/", build_id));
+      auto [it, added] =
+          file_by_build_id.emplace(build_id, absl::StrCat("images/", build_id));
       if (added) copies.push_back({image.source_file, it->second});
       bundled.file = it->second;
     } else {
@@ -209,9 +210,9 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
           absl::StrCat(dir, ": extra file: ", *reason));
     }
     if (IsReserved(path)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          dir, ": extra file \"", path,
-          "\" would replace a file the bundle format defines"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(dir, ": extra file \"", path,
+                       "\" would replace a file the bundle format defines"));
     }
     if (!extra_paths.insert(path).second) {
       return absl::InvalidArgumentError(
@@ -236,20 +237,22 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
   if (Exists(final_path)) {
     if (!overwrite) {
       return absl::AlreadyExistsError(absl::StrCat(
-          dir, ": already exists; not replacing it (remove it or ask to "
-               "overwrite)"));
+          dir,
+          ": already exists; not replacing it (remove it or ask to "
+          "overwrite)"));
     }
     if (!Exists(final_path + "/manifest.json")) {
       return absl::FailedPreconditionError(absl::StrCat(
-          dir, ": exists and is not a capture bundle (no manifest.json); not "
-               "replacing it"));
+          dir,
+          ": exists and is not a capture bundle (no manifest.json); not "
+          "replacing it"));
     }
   }
 
   // 4. Everything into a sibling temporary directory (removed on any error or
   // signal), then one rename.
-  HWT_ASSIGN_OR_RETURN(TempDir temp,
-                       TempDir::CreateIn(parent, absl::StrCat(".", name, ".tmp")));
+  HWT_ASSIGN_OR_RETURN(
+      TempDir temp, TempDir::CreateIn(parent, absl::StrCat(".", name, ".tmp")));
   const std::string& root = temp.path();
   chmod(root.c_str(), 0755);
   for (size_t i = 0; i < contents.buffers.size(); ++i) {
@@ -265,9 +268,9 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
     HWT_RETURN_IF_ERROR(MakeParents(root, path));
     HWT_RETURN_IF_ERROR(WriteNewFile(root + "/" + path, data));
   }
-  HWT_RETURN_IF_ERROR(
-      WriteNewFile(root + "/records.jsonl",
-                   RecordsToJsonl(contents.records, manifest.record_numbering)));
+  HWT_RETURN_IF_ERROR(WriteNewFile(
+      root + "/records.jsonl",
+      RecordsToJsonl(contents.records, manifest.record_numbering)));
   // The manifest last: a directory with a manifest is a complete bundle.
   HWT_RETURN_IF_ERROR(
       WriteNewFile(root + "/manifest.json", ManifestToJson(manifest)));
@@ -275,9 +278,8 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
 
   if (Exists(final_path)) {
     // Replace: move the old bundle aside, put the new one in, delete the old.
-    std::string aside =
-        absl::StrFormat("%s/.%s.old.%d.%d", parent, name, getpid(),
-                        g_aside_counter.fetch_add(1));
+    std::string aside = absl::StrFormat("%s/.%s.old.%d.%d", parent, name,
+                                        getpid(), g_aside_counter.fetch_add(1));
     if (rename(final_path.c_str(), aside.c_str()) != 0) {
       return absl::PermissionDeniedError(
           ErrnoMessage(final_path, "cannot move the old bundle aside", errno));
@@ -293,8 +295,8 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
     std::filesystem::remove_all(aside, ignored);
   } else {
     if (rename(root.c_str(), final_path.c_str()) != 0) {
-      return absl::PermissionDeniedError(
-          ErrnoMessage(final_path, "cannot rename the bundle into place", errno));
+      return absl::PermissionDeniedError(ErrnoMessage(
+          final_path, "cannot rename the bundle into place", errno));
     }
     temp.Release();
   }
@@ -302,7 +304,8 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
   return absl::OkStatus();
 }
 
-absl::Status PackBundle(const std::string& bundle_dir, const std::string& path) {
+absl::Status PackBundle(const std::string& bundle_dir,
+                        const std::string& path) {
   const std::string manifest_path = bundle_dir + "/manifest.json";
   HWT_ASSIGN_OR_RETURN(std::string text, ReadFileToString(manifest_path));
   HWT_ASSIGN_OR_RETURN(Manifest manifest, ParseManifest(text, manifest_path));

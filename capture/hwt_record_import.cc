@@ -70,8 +70,8 @@ absl::StatusOr<std::vector<Record>> ImportHwtRecordEntries(
       const void* nul = memchr(path, '\0', kHwtRecordPathSize);
       if (nul == nullptr) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: entry %u (offset 0x%x): fullpath is not NUL-terminated",
-            where, index, offset));
+            "%s: entry %u (offset 0x%x): fullpath is not NUL-terminated", where,
+            index, offset));
       }
       record.path.assign(path, static_cast<const char*>(nul) - path);
       record.addr = LoadU64(entry + kHwtRecordAddrOffset);
@@ -107,9 +107,9 @@ absl::StatusOr<std::string> EncodeHwtRecordEntry(const Record& record,
   if (CarriesPath(record.type)) {
     if (record.path.size() >= kHwtRecordPathSize ||
         record.path.find('\0') != std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "path of ", record.path.size(),
-          " bytes does not fit the kernel's 1024-byte fullpath"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("path of ", record.path.size(),
+                       " bytes does not fit the kernel's 1024-byte fullpath"));
     }
     memcpy(entry.data() + kHwtRecordPathOffset, record.path.data(),
            record.path.size());

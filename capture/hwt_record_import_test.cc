@@ -54,8 +54,8 @@ TEST(HwtRecordImportTest, UpstreamNumbering) {
           .Put64(1040, 0xdeadbeefdeadbeef),
       Entry(1),  // MUNMAP: zeroed union
       Entry(3).Path("/boot/kernel/kernel").Put64(1032, 0xffffffff80200000),
-      Entry(4).Put32(8, 5),  // THREAD_CREATE
-      Entry(5).Put32(8, 6),  // THREAD_SET_NAME
+      Entry(4).Put32(8, 5),                                 // THREAD_CREATE
+      Entry(5).Put32(8, 6),                                 // THREAD_SET_NAME
       Entry(6).Put32(8, 2).Put32(12, 17).Put64(16, 0xff8),  // BUFFER
   });
   auto records =
@@ -177,7 +177,8 @@ TEST(HwtRecordImportTest, EncodeMatchesTheLayoutAndRoundTrips) {
   Record long_path;
   long_path.type = RecordType::kMmap;
   long_path.path = std::string(1024, 'x');
-  EXPECT_FALSE(EncodeHwtRecordEntry(long_path, RecordNumbering::kUpstream).ok());
+  EXPECT_FALSE(
+      EncodeHwtRecordEntry(long_path, RecordNumbering::kUpstream).ok());
 }
 
 }  // namespace

@@ -35,9 +35,7 @@ std::string CleanParseMessage(const std::string& what) {
 
 }  // namespace
 
-std::string HexString(uint64_t value) {
-  return absl::StrFormat("0x%x", value);
-}
+std::string HexString(uint64_t value) { return absl::StrFormat("0x%x", value); }
 
 std::optional<uint64_t> ParseHexString(std::string_view text) {
   if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X'))
@@ -67,8 +65,9 @@ absl::StatusOr<Json> ParseJsonText(std::string_view text,
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& error) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        std::string(where), ": not valid JSON: ", CleanParseMessage(error.what())));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(where),
+                     ": not valid JSON: ", CleanParseMessage(error.what())));
   }
 }
 
@@ -174,8 +173,9 @@ absl::Status JsonObjectReader::NonNegativeI32(std::string_view key,
                                    JsonSnippet(**found)));
   }
   if (*parsed > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-    return Error(key, absl::StrCat("expected a non-negative 32-bit integer, got ",
-                                   JsonSnippet(**found)));
+    return Error(key,
+                 absl::StrCat("expected a non-negative 32-bit integer, got ",
+                              JsonSnippet(**found)));
   }
   *out = static_cast<int32_t>(*parsed);
   return absl::OkStatus();
@@ -241,21 +241,22 @@ absl::StatusOr<std::optional<JsonObjectReader>> JsonObjectReader::Object(
   if (!found.ok()) return found.status();
   if (*found == nullptr) return std::optional<JsonObjectReader>();
   if (!(*found)->is_object()) {
-    return Error(key, absl::StrCat("expected an object, got ",
-                                   JsonSnippet(**found)));
+    return Error(
+        key, absl::StrCat("expected an object, got ", JsonSnippet(**found)));
   }
   return std::optional<JsonObjectReader>(
       JsonObjectReader(*found, where_, PathOf(key)));
 }
 
-absl::StatusOr<JsonObjectReader> JsonObjectReader::Element(
-    std::string_view key, const Json& array, size_t index) const {
+absl::StatusOr<JsonObjectReader> JsonObjectReader::Element(std::string_view key,
+                                                           const Json& array,
+                                                           size_t index) const {
   std::string path = absl::StrCat(PathOf(key), "[", index, "]");
   const Json& element = array[index];
   if (!element.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where_, ": ", path, ": expected an object, got ",
-                     JsonSnippet(element)));
+    return absl::InvalidArgumentError(absl::StrCat(where_, ": ", path,
+                                                   ": expected an object, got ",
+                                                   JsonSnippet(element)));
   }
   return JsonObjectReader(&element, where_, std::move(path));
 }

@@ -169,16 +169,15 @@ absl::Status ReadCoreSight(const JsonObjectReader& in, CoreSightConfig* cs) {
   HWT_ASSIGN_OR_RETURN(const Json* sources, in.Array("sources"));
   if (sources == nullptr) return absl::OkStatus();
   if (sources->size() > kMaxCoreSightSources) {
-    return in.Error("sources", absl::StrCat("more than ", kMaxCoreSightSources,
-                                            " trace sources (",
-                                            sources->size(), ")"));
+    return in.Error("sources",
+                    absl::StrCat("more than ", kMaxCoreSightSources,
+                                 " trace sources (", sources->size(), ")"));
   }
   for (size_t i = 0; i < sources->size(); ++i) {
     HWT_ASSIGN_OR_RETURN(JsonObjectReader s,
                          in.Element("sources", *sources, i));
     CoreSightSource source;
-    HWT_RETURN_IF_ERROR(
-        s.U32("trace_id", &source.trace_id, /*required=*/true));
+    HWT_RETURN_IF_ERROR(s.U32("trace_id", &source.trace_id, /*required=*/true));
     HWT_RETURN_IF_ERROR(s.NonNegativeI32("cpu", &source.cpu));
     HWT_RETURN_IF_ERROR(s.NonNegativeI32("thread", &source.thread));
     HWT_RETURN_IF_ERROR(s.String("architecture", &source.architecture));
@@ -251,8 +250,8 @@ absl::Status ReadMemoryDump(const JsonObjectReader& in, MemoryDump* dump) {
   if (!space.empty()) {
     std::optional<MemorySpace> parsed = ParseMemorySpace(space);
     if (!parsed) {
-      return in.Error("space", absl::StrCat("unknown memory space \"", space,
-                                            "\""));
+      return in.Error("space",
+                      absl::StrCat("unknown memory space \"", space, "\""));
     }
     dump->space = *parsed;
   }
@@ -276,7 +275,8 @@ absl::Status ReadEnum(const JsonObjectReader& in, std::string_view key,
   return absl::OkStatus();
 }
 
-// --- Validation helpers --------------------------------------------------------
+// --- Validation helpers
+// --------------------------------------------------------
 
 absl::Status FieldError(std::string_view where, std::string_view path,
                         std::string_view message) {
@@ -313,13 +313,12 @@ absl::StatusOr<uint64_t> RegularFileSize(std::string_view where,
   if (stat(full.c_str(), &st) != 0) {
     int err = errno;
     return FieldError(where, field,
-                      absl::StrCat(file, ": ", err == ENOENT
-                                                   ? "no such file in the bundle"
-                                                   : strerror(err)));
+                      absl::StrCat(file, ": ",
+                                   err == ENOENT ? "no such file in the bundle"
+                                                 : strerror(err)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return FieldError(where, field,
-                      absl::StrCat(file, ": not a regular file"));
+    return FieldError(where, field, absl::StrCat(file, ": not a regular file"));
   }
   return static_cast<uint64_t>(st.st_size);
 }
@@ -350,8 +349,8 @@ std::optional<TraceMode> ParseTraceMode(std::string_view name) {
 }
 
 std::optional<FormatVersion> ParseFormatVersion(std::string_view text) {
-  std::vector<std::string> parts = absl::StrSplit(
-      absl::string_view(text.data(), text.size()), '.');
+  std::vector<std::string> parts =
+      absl::StrSplit(absl::string_view(text.data(), text.size()), '.');
   if (parts.size() != 2) return std::nullopt;
   FormatVersion version;
   int* fields[2] = {&version.major, &version.minor};
@@ -411,8 +410,7 @@ std::optional<std::string> UnsafeBundlePathReason(std::string_view path) {
 std::string ManifestToJson(const Manifest& manifest) {
   Json out = Json::object();
   out["format"] = std::string(kManifestFormatName);
-  out["version"] =
-      absl::StrCat(kFormatMajorVersion, ".", kFormatMinorVersion);
+  out["version"] = absl::StrCat(kFormatMajorVersion, ".", kFormatMinorVersion);
   out["backend"] = std::string(BackendName(manifest.backend));
   out["mode"] = std::string(TraceModeName(manifest.mode));
   out["record_numbering"] =
@@ -425,7 +423,8 @@ std::string ManifestToJson(const Manifest& manifest) {
   if (!manifest.recorder.empty()) out["recorder"] = manifest.recorder;
   out["cpu"] = CpuToJson(manifest.cpu);
   if (manifest.pt) out["pt"] = PtToJson(*manifest.pt);
-  if (manifest.coresight) out["coresight"] = CoreSightToJson(*manifest.coresight);
+  if (manifest.coresight)
+    out["coresight"] = CoreSightToJson(*manifest.coresight);
   if (manifest.spe) out["spe"] = SpeToJson(*manifest.spe);
   Json buffers = Json::array();
   for (const BufferInfo& buffer : manifest.buffers) {
@@ -481,9 +480,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   std::string format;
   HWT_RETURN_IF_ERROR(top.String("format", &format, /*required=*/true));
   if (format != kManifestFormatName) {
-    return top.Error("format", absl::StrCat("expected \"",
-                                            std::string(kManifestFormatName),
-                                            "\", got \"", format, "\""));
+    return top.Error(
+        "format", absl::StrCat("expected \"", std::string(kManifestFormatName),
+                               "\", got \"", format, "\""));
   }
 
   std::string backend;
@@ -499,10 +498,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   manifest.backend = *parsed_backend;
   HWT_RETURN_IF_ERROR(ReadEnum(top, "mode", /*required=*/true, ParseTraceMode,
                                "\"thread\" or \"cpu\"", &manifest.mode));
-  HWT_RETURN_IF_ERROR(ReadEnum(top, "record_numbering", /*required=*/false,
-                               ParseRecordNumbering,
-                               "\"upstream\" or \"cheribsd\"",
-                               &manifest.record_numbering));
+  HWT_RETURN_IF_ERROR(ReadEnum(
+      top, "record_numbering", /*required=*/false, ParseRecordNumbering,
+      "\"upstream\" or \"cheribsd\"", &manifest.record_numbering));
   HWT_RETURN_IF_ERROR(top.NonNegativeI64("pid", &manifest.pid));
   HWT_RETURN_IF_ERROR(top.String("command", &manifest.command));
   HWT_RETURN_IF_ERROR(top.String("hostname", &manifest.hostname));
@@ -516,17 +514,17 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   if (pt) HWT_RETURN_IF_ERROR(ReadPt(*pt, &manifest.pt.emplace()));
   HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> cs,
                        top.Object("coresight"));
-  if (cs) HWT_RETURN_IF_ERROR(ReadCoreSight(*cs, &manifest.coresight.emplace()));
-  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> spe,
-                       top.Object("spe"));
+  if (cs)
+    HWT_RETURN_IF_ERROR(ReadCoreSight(*cs, &manifest.coresight.emplace()));
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> spe, top.Object("spe"));
   if (spe) HWT_RETURN_IF_ERROR(ReadSpe(*spe, &manifest.spe.emplace()));
 
   HWT_ASSIGN_OR_RETURN(const Json* buffers,
                        top.Array("buffers", /*required=*/true));
   if (buffers->size() > kMaxBuffers) {
-    return top.Error("buffers", absl::StrCat("more than ", kMaxBuffers,
-                                             " buffers (", buffers->size(),
-                                             ")"));
+    return top.Error("buffers",
+                     absl::StrCat("more than ", kMaxBuffers, " buffers (",
+                                  buffers->size(), ")"));
   }
   for (size_t i = 0; i < buffers->size(); ++i) {
     HWT_ASSIGN_OR_RETURN(JsonObjectReader b,
@@ -536,9 +534,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   HWT_ASSIGN_OR_RETURN(const Json* images, top.Array("images"));
   if (images != nullptr) {
     if (images->size() > kMaxImages) {
-      return top.Error("images", absl::StrCat("more than ", kMaxImages,
-                                              " images (", images->size(),
-                                              ")"));
+      return top.Error("images",
+                       absl::StrCat("more than ", kMaxImages, " images (",
+                                    images->size(), ")"));
     }
     for (size_t i = 0; i < images->size(); ++i) {
       HWT_ASSIGN_OR_RETURN(JsonObjectReader image,
@@ -549,9 +547,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   HWT_ASSIGN_OR_RETURN(const Json* memory, top.Array("memory"));
   if (memory != nullptr) {
     if (memory->size() > kMaxMemoryDumps) {
-      return top.Error("memory", absl::StrCat("more than ", kMaxMemoryDumps,
-                                              " memory dumps (",
-                                              memory->size(), ")"));
+      return top.Error("memory",
+                       absl::StrCat("more than ", kMaxMemoryDumps,
+                                    " memory dumps (", memory->size(), ")"));
     }
     for (size_t i = 0; i < memory->size(); ++i) {
       HWT_ASSIGN_OR_RETURN(JsonObjectReader dump,
@@ -564,8 +562,10 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   return manifest;
 }
 
-absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) {
-  if (manifest.backend != Backend::kPt && manifest.backend != Backend::kCoreSight &&
+absl::Status ValidateManifest(const Manifest& manifest,
+                              std::string_view where) {
+  if (manifest.backend != Backend::kPt &&
+      manifest.backend != Backend::kCoreSight &&
       manifest.backend != Backend::kSpe) {
     return FieldError(where, "backend",
                       "unknown backend (expected \"pt\", \"coresight\" or "
@@ -573,19 +573,19 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
   }
   const std::string backend(BackendName(manifest.backend));
   if (manifest.pt && manifest.backend != Backend::kPt) {
-    return FieldError(where, "pt",
-                      absl::StrCat("Intel PT configuration in a \"", backend,
-                                   "\" capture"));
+    return FieldError(
+        where, "pt",
+        absl::StrCat("Intel PT configuration in a \"", backend, "\" capture"));
   }
   if (manifest.coresight && manifest.backend != Backend::kCoreSight) {
-    return FieldError(where, "coresight",
-                      absl::StrCat("CoreSight configuration in a \"", backend,
-                                   "\" capture"));
+    return FieldError(
+        where, "coresight",
+        absl::StrCat("CoreSight configuration in a \"", backend, "\" capture"));
   }
   if (manifest.spe && manifest.backend != Backend::kSpe) {
-    return FieldError(where, "spe",
-                      absl::StrCat("SPE configuration in a \"", backend,
-                                   "\" capture"));
+    return FieldError(
+        where, "spe",
+        absl::StrCat("SPE configuration in a \"", backend, "\" capture"));
   }
 
   const CpuIdentity& cpu = manifest.cpu;
@@ -621,15 +621,15 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
                                        f.config));
       }
       if (f.start > f.end) {
-        return FieldError(where, path,
-                          absl::StrFormat("start 0x%x is above end 0x%x",
-                                          f.start, f.end));
+        return FieldError(
+            where, path,
+            absl::StrFormat("start 0x%x is above end 0x%x", f.start, f.end));
       }
     }
-    for (auto [name, value] : {std::pair<const char*, uint32_t>{"mtc_freq",
-                                                               pt.mtc_freq},
-                               {"cyc_thresh", pt.cyc_thresh},
-                               {"psb_freq", pt.psb_freq}}) {
+    for (auto [name, value] :
+         {std::pair<const char*, uint32_t>{"mtc_freq", pt.mtc_freq},
+          {"cyc_thresh", pt.cyc_thresh},
+          {"psb_freq", pt.psb_freq}}) {
       if (value > 15) {
         return FieldError(where, absl::StrCat("pt.", name),
                           absl::StrCat("a 4-bit field, got ", value));
@@ -639,7 +639,7 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
 
   if (manifest.coresight) {
     const CoreSightConfig& cs = *manifest.coresight;
-    static const std::set<std::string> kSinks = {"etr", "etf",  "etb",
+    static const std::set<std::string> kSinks = {"etr",  "etf",  "etb",
                                                  "tpiu", "trbe", "raw"};
     if (kSinks.count(cs.sink) == 0) {
       return FieldError(where, "coresight.sink",
@@ -661,9 +661,9 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
                                        source.trace_id));
       }
       if (!ids.insert(source.trace_id).second) {
-        return FieldError(where, path + ".trace_id",
-                          absl::StrFormat("duplicate trace ID 0x%x",
-                                          source.trace_id));
+        return FieldError(
+            where, path + ".trace_id",
+            absl::StrFormat("duplicate trace ID 0x%x", source.trace_id));
       }
       if (!source.core_profile.empty() && source.core_profile != "A" &&
           source.core_profile != "R" && source.core_profile != "M") {
@@ -674,8 +674,7 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
       }
       for (const auto& [name, value] : source.registers) {
         if (name.empty()) {
-          return FieldError(where, path + ".registers",
-                            "empty register name");
+          return FieldError(where, path + ".registers", "empty register name");
         }
       }
     }
@@ -718,10 +717,10 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
     HWT_RETURN_IF_ERROR(CheckPath(where, path + ".file", buffer.file));
     auto [file_it, new_file] = buffer_files.emplace(buffer.file, i);
     if (!new_file) {
-      return FieldError(where, path + ".file",
-                        absl::StrCat("\"", buffer.file,
-                                     "\" is also the file of buffers[",
-                                     file_it->second, "]"));
+      return FieldError(
+          where, path + ".file",
+          absl::StrCat("\"", buffer.file, "\" is also the file of buffers[",
+                       file_it->second, "]"));
     }
     if (buffer.size > kMaxBufferSize) {
       return FieldError(where, path + ".size",
@@ -729,15 +728,16 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
                                         SizeText(buffer.size), kMaxBufferSize));
     }
     if (buffer.chunks.size() > kMaxChunksPerBuffer) {
-      return FieldError(where, path + ".chunks",
-                        absl::StrCat("more than ", kMaxChunksPerBuffer,
-                                     " chunks"));
+      return FieldError(
+          where, path + ".chunks",
+          absl::StrCat("more than ", kMaxChunksPerBuffer, " chunks"));
     }
     uint64_t previous_end = 0;
     for (size_t c = 0; c < buffer.chunks.size(); ++c) {
       const BufferChunk& chunk = buffer.chunks[c];
       std::string chunk_path = absl::StrCat(path, ".chunks[", c, "]");
-      if (chunk.offset > buffer.size || chunk.size > buffer.size - chunk.offset) {
+      if (chunk.offset > buffer.size ||
+          chunk.size > buffer.size - chunk.offset) {
         return FieldError(
             where, chunk_path,
             absl::StrFormat("[0x%x, +0x%x) extends past the buffer's size 0x%x",
@@ -770,9 +770,9 @@ absl::Status ValidateManifest(const Manifest& manifest, std::string_view where) 
     }
     HWT_RETURN_IF_ERROR(CheckPath(where, path + ".file", image.file));
     if (buffer_files.count(image.file) != 0) {
-      return FieldError(where, path + ".file",
-                        absl::StrCat("\"", image.file,
-                                     "\" is also a buffer's file"));
+      return FieldError(
+          where, path + ".file",
+          absl::StrCat("\"", image.file, "\" is also a buffer's file"));
     }
   }
   for (size_t i = 0; i < manifest.memory.size(); ++i) {
@@ -798,18 +798,18 @@ absl::Status ValidateManifestFiles(const Manifest& manifest,
     HWT_ASSIGN_OR_RETURN(uint64_t actual, RegularFileSize(where, path + ".file",
                                                           root, buffer.file));
     if (buffer.size > actual) {
-      return FieldError(where, path + ".size",
-                        absl::StrCat(SizeText(buffer.size),
-                                     " is larger than the file ", buffer.file,
-                                     " (", actual, " bytes)"));
+      return FieldError(
+          where, path + ".size",
+          absl::StrCat(SizeText(buffer.size), " is larger than the file ",
+                       buffer.file, " (", actual, " bytes)"));
     }
     if (buffer.size < actual) {
-      return FieldError(where, path + ".size",
-                        absl::StrCat(SizeText(buffer.size),
-                                     " is smaller than the file ", buffer.file,
-                                     " (", actual,
-                                     " bytes): the file changed after the "
-                                     "manifest was written"));
+      return FieldError(
+          where, path + ".size",
+          absl::StrCat(SizeText(buffer.size), " is smaller than the file ",
+                       buffer.file, " (", actual,
+                       " bytes): the file changed after the "
+                       "manifest was written"));
     }
   }
   for (size_t i = 0; i < manifest.images.size(); ++i) {
@@ -821,8 +821,8 @@ absl::Status ValidateManifestFiles(const Manifest& manifest,
   for (size_t i = 0; i < manifest.memory.size(); ++i) {
     const MemoryDump& dump = manifest.memory[i];
     std::string path = absl::StrCat("memory[", i, "]");
-    HWT_ASSIGN_OR_RETURN(uint64_t actual,
-                         RegularFileSize(where, path + ".file", root, dump.file));
+    HWT_ASSIGN_OR_RETURN(uint64_t actual, RegularFileSize(where, path + ".file",
+                                                          root, dump.file));
     if (dump.file_offset > actual ||
         (dump.size != 0 && dump.size > actual - dump.file_offset)) {
       return FieldError(

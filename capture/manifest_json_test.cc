@@ -106,8 +106,8 @@ Manifest ExpectedValid10() {
 }
 
 TEST(ManifestJsonTest, RoundTripsEveryField) {
-  for (Manifest original : {FullPtManifest(), FullCoreSightManifest(),
-                            FullSpeManifest()}) {
+  for (Manifest original :
+       {FullPtManifest(), FullCoreSightManifest(), FullSpeManifest()}) {
     std::string json = ManifestToJson(original);
     auto parsed = ParseManifest(json, "round-trip");
     ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << json;
@@ -165,12 +165,11 @@ TEST(ManifestJsonTest, GoldenManifests) {
     auto parsed = ParseGolden(name);
     if (expected_error.ok()) {
       ++checked_errors;
-      ASSERT_FALSE(parsed.ok()) << name << " parsed but should fail with "
-                                << *expected_error;
+      ASSERT_FALSE(parsed.ok())
+          << name << " parsed but should fail with " << *expected_error;
       EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument)
           << name;
-      EXPECT_EQ(std::string(parsed.status().message()),
-                Chomp(*expected_error))
+      EXPECT_EQ(std::string(parsed.status().message()), Chomp(*expected_error))
           << name;
     } else {
       ++checked_valid;
@@ -199,8 +198,8 @@ TEST(ManifestJsonTest, TooManyBuffers) {
 TEST(ManifestJsonTest, VersionParsing) {
   EXPECT_TRUE(ParseFormatVersion("1.0").has_value());
   EXPECT_EQ(ParseFormatVersion("1.12")->minor, 12);
-  for (const char* bad : {"1", "1.", ".1", "1.0.0", "a.b", "-1.0", "1.-0",
-                          " 1.0", "1.0 ", ""}) {
+  for (const char* bad :
+       {"1", "1.", ".1", "1.0.0", "a.b", "-1.0", "1.-0", " 1.0", "1.0 ", ""}) {
     EXPECT_FALSE(ParseFormatVersion(bad).has_value()) << bad;
   }
   EXPECT_TRUE(CheckFormatVersion({1, 99}, "x").ok());
@@ -213,8 +212,8 @@ TEST(ManifestJsonTest, UnsafePaths) {
   EXPECT_FALSE(UnsafeBundlePathReason("buffers/0.bin"));
   EXPECT_FALSE(UnsafeBundlePathReason("truth/a..b"));
   EXPECT_FALSE(UnsafeBundlePathReason("./buffers/0.bin"));
-  for (const char* bad : {"", "/abs", "..", "../x", "a/../../x", "a/..",
-                          "buffers/"}) {
+  for (const char* bad :
+       {"", "/abs", "..", "../x", "a/../../x", "a/..", "buffers/"}) {
     EXPECT_TRUE(UnsafeBundlePathReason(bad).has_value()) << bad;
   }
   EXPECT_TRUE(UnsafeBundlePathReason(std::string("a\0b", 3)).has_value());

@@ -36,17 +36,16 @@ std::string Absolute(const std::string& path) {
 }
 
 // Reads a file of at most `limit` bytes.
-absl::StatusOr<std::string> ReadBounded(const std::string& path,
-                                        uint64_t limit,
+absl::StatusOr<std::string> ReadBounded(const std::string& path, uint64_t limit,
                                         const std::string& shown) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     return absl::NotFoundError(ErrnoMessage(shown, "cannot read", errno));
   }
   if (static_cast<uint64_t>(st.st_size) > limit) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %d bytes is larger than the %u-byte limit", shown, st.st_size,
-        limit));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %d bytes is larger than the %u-byte limit", shown,
+                        st.st_size, limit));
   }
   return ReadFileToString(path);
 }
@@ -99,16 +98,16 @@ absl::StatusOr<std::unique_ptr<Capture>> LoadBundle(
   }
 
   if (options.backend && *options.backend != manifest.backend) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        manifest_where, ": --backend ",
-        std::string(BackendName(*options.backend)),
-        " contradicts the capture's backend ",
-        std::string(BackendName(manifest.backend))));
+    return absl::InvalidArgumentError(
+        absl::StrCat(manifest_where, ": --backend ",
+                     std::string(BackendName(*options.backend)),
+                     " contradicts the capture's backend ",
+                     std::string(BackendName(manifest.backend))));
   }
   if (options.cpu) options.cpu = MergeCpu(manifest.cpu, *options.cpu);
-  return std::make_unique<Capture>(kind, source_path, root,
-                                   std::move(manifest), std::move(records),
-                                   std::move(options), std::move(unpacked));
+  return std::make_unique<Capture>(kind, source_path, root, std::move(manifest),
+                                   std::move(records), std::move(options),
+                                   std::move(unpacked));
 }
 
 absl::StatusOr<std::unique_ptr<Capture>> OpenPacked(
@@ -156,7 +155,8 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenRaw(const std::string& path,
       detection = DetectCoreSight(file.bytes()).detection;
     }
   } else {
-    absl::StatusOr<RawDetection> detected = DetectRawBackend(file.bytes(), path);
+    absl::StatusOr<RawDetection> detected =
+        DetectRawBackend(file.bytes(), path);
     if (!detected.ok()) {
       if (note.empty()) return detected.status();
       return absl::Status(detected.status().code(),
@@ -227,12 +227,13 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenCapture(
       // HOOK (OpenCSD snapshots): capture/opencsd_snapshot.h will provide
       // OpenOpenCsdSnapshot(dir, options) returning a Capture; call it here:
       //   return OpenOpenCsdSnapshot(path, options);
-      return absl::UnimplementedError(absl::StrCat(
-          path, ": OpenCSD snapshots are not supported yet"));
+      return absl::UnimplementedError(
+          absl::StrCat(path, ": OpenCSD snapshots are not supported yet"));
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": directory is neither a capture bundle (no manifest.json) "
-              "nor an OpenCSD snapshot (no snapshot.ini)"));
+        path,
+        ": directory is neither a capture bundle (no manifest.json) "
+        "nor an OpenCSD snapshot (no snapshot.ini)"));
   }
   if (!S_ISREG(st.st_mode)) {
     return absl::InvalidArgumentError(

@@ -15,9 +15,8 @@
 namespace hwt::capture {
 namespace {
 
-constexpr uint8_t kPsb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-                              0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-                              0x02, 0x82, 0x02, 0x82};
+constexpr uint8_t kPsb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                              0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
 constexpr uint8_t kFsync[4] = {0xff, 0xff, 0xff, 0x7f};
 
 constexpr size_t kFrameSize = 16;
@@ -98,9 +97,9 @@ FrameScan ScanFrames(absl::Span<const uint8_t> bytes, size_t start,
       if (id != 0) ids.insert(id);
     }
     if (problem.empty() && ids.size() > kMaxPlausibleTraceIds) {
-      problem = absl::StrFormat(
-          "more than %u distinct trace IDs by offset 0x%x",
-          kMaxPlausibleTraceIds, frame);
+      problem =
+          absl::StrFormat("more than %u distinct trace IDs by offset 0x%x",
+                          kMaxPlausibleTraceIds, frame);
     }
     if (!problem.empty()) {
       in_prefix = false;
@@ -128,9 +127,8 @@ bool FramesPlausible(const FrameScan& scan, std::string* why) {
   // was not full may end in stale memory, hence the absolute minimum too.
   if (scan.good_prefix * 10 < scan.frames_examined * 9 &&
       scan.good_prefix < 2 * kMinFrames) {
-    *why = absl::StrCat("only ", scan.good_prefix, " of ",
-                        scan.frames_examined, " frames are consistent (",
-                        scan.first_problem, ")");
+    *why = absl::StrCat("only ", scan.good_prefix, " of ", scan.frames_examined,
+                        " frames are consistent (", scan.first_problem, ")");
     return false;
   }
   if (scan.ids_in_prefix.empty()) {
@@ -180,9 +178,9 @@ DetectorResult DetectPt(absl::Span<const uint8_t> bytes) {
   DetectorResult result;
   std::optional<size_t> psb = Find(bytes, kPsb, sizeof(kPsb), kPsbSearchLimit);
   if (!psb) {
-    result.rejection = absl::StrFormat(
-        "no Intel PT PSB (02 82 x8) in the first %u bytes",
-        std::min(bytes.size(), kPsbSearchLimit));
+    result.rejection =
+        absl::StrFormat("no Intel PT PSB (02 82 x8) in the first %u bytes",
+                        std::min(bytes.size(), kPsbSearchLimit));
     return result;
   }
   RawDetection detection;
@@ -314,9 +312,9 @@ DetectorResult DetectSpe(absl::Span<const uint8_t> bytes) {
           "0x%x), %u complete records",
           invalid, first_invalid, records);
     } else {
-      result.rejection = absl::StrFormat(
-          "not ARM SPE records: only %u complete record%s", records,
-          records == 1 ? "" : "s");
+      result.rejection =
+          absl::StrFormat("not ARM SPE records: only %u complete record%s",
+                          records, records == 1 ? "" : "s");
     }
     return result;
   }
@@ -325,9 +323,9 @@ DetectorResult DetectSpe(absl::Span<const uint8_t> bytes) {
   detection.reason = absl::StrFormat(
       "ARM SPE: %u records of valid packets in the first %u bytes%s", records,
       end,
-      invalid == 0 ? ""
-                   : absl::StrFormat(" (%u bytes skipped to resynchronise)",
-                                     invalid));
+      invalid == 0
+          ? ""
+          : absl::StrFormat(" (%u bytes skipped to resynchronise)", invalid));
   result.detection = std::move(detection);
   return result;
 }
@@ -375,8 +373,8 @@ absl::StatusOr<RawDetection> DetectRawBackend(absl::Span<const uint8_t> bytes,
     }
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      std::string(where),
-      ": cannot tell which trace this raw file holds: ", absl::StrJoin(tried, "; "),
+      std::string(where), ": cannot tell which trace this raw file holds: ",
+      absl::StrJoin(tried, "; "),
       ". Give the backend with --backend pt|coresight|spe"));
 }
 

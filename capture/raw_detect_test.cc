@@ -87,13 +87,13 @@ std::vector<uint8_t> SpeRecords(int count, uint32_t seed) {
     Address(&out, 0,
             (pc & ((uint64_t{1} << 56) - 1)) | (uint64_t{1} << 61) |
                 (uint64_t{1} << 63));
-    out.insert(out.end(), {0x65, 0x80, 0x5f, 0x00, 0x00});  // CONTEXT_EL2
-    out.insert(out.end(), {0x49, uint8_t(rng() % 2)});      // load/store
-    out.insert(out.end(), {0x52, 0x16, 0x00});              // events
-    out.insert(out.end(), {0x99, uint8_t(rng() % 64), 0x00});  // issue lat.
+    out.insert(out.end(), {0x65, 0x80, 0x5f, 0x00, 0x00});      // CONTEXT_EL2
+    out.insert(out.end(), {0x49, uint8_t(rng() % 2)});          // load/store
+    out.insert(out.end(), {0x52, 0x16, 0x00});                  // events
+    out.insert(out.end(), {0x99, uint8_t(rng() % 64), 0x00});   // issue lat.
     out.insert(out.end(), {0x98, uint8_t(rng() % 200), 0x00});  // total lat.
     Address(&out, 2, 0xffff000012340000 + (rng() % 0x100000));  // data VA
-    out.insert(out.end(), {0x43, 0x00});                         // source
+    out.insert(out.end(), {0x43, 0x00});                        // source
     if (i % 3 == 2) {
       out.push_back(0x01);  // END
     } else {
@@ -157,8 +157,8 @@ TEST(RawDetectTest, RicsecLabEtrCapturesAreFormattedWithTraceId0x10) {
   int checked = 0;
   for (const char* program : {"branches", "fib"}) {
     for (int n = 1; n <= 4; ++n) {
-      std::string file = absl::StrCat(corpus, "/ricseclab-coresight/",
-                                      program, "/trace", n, "/cstrace.bin");
+      std::string file = absl::StrCat(corpus, "/ricseclab-coresight/", program,
+                                      "/trace", n, "/cstrace.bin");
       std::vector<uint8_t> bytes = ReadBytes(file);
       auto detection = DetectRawBackend(bytes, file);
       ASSERT_TRUE(detection.ok()) << detection.status();
@@ -222,14 +222,13 @@ TEST(RawDetectTest, NonTraceFilesAreNotClaimed) {
   while (text.size() < 20000) {
     text += "The quick brown fox jumps over the lazy dog. 0123456789\n";
   }
-  EXPECT_FALSE(DetectRawBackend(
-                   std::vector<uint8_t>(text.begin(), text.end()), "t")
-                   .ok());
+  EXPECT_FALSE(
+      DetectRawBackend(std::vector<uint8_t>(text.begin(), text.end()), "t")
+          .ok());
   std::vector<uint8_t> elf = ReadBytes("/usr/bin/true");
   auto detection = DetectRawBackend(elf, "/usr/bin/true");
   ASSERT_FALSE(detection.ok());
-  EXPECT_THAT(std::string(detection.status().message()),
-              HasSubstr("ELF file"));
+  EXPECT_THAT(std::string(detection.status().message()), HasSubstr("ELF file"));
 }
 
 TEST(RawDetectTest, FailureSaysWhatWasTriedAndAsksForBackend) {

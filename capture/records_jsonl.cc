@@ -30,8 +30,8 @@ absl::Status CheckRecord(const Record& record, RecordNumbering numbering,
                          const std::map<uint32_t, uint64_t>& buffer_sizes,
                          const std::string& where) {
   if (record.path.size() > kMaxPathLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": path: longer than ", kMaxPathLength, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": path: longer than ", kMaxPathLength, " bytes"));
   }
   if (record.thread_id < 0 || record.buf_id < 0 || record.curpage < 0) {
     return absl::InvalidArgumentError(
@@ -49,9 +49,9 @@ absl::Status CheckRecord(const Record& record, RecordNumbering numbering,
     const BufferPosition& position = record.positions[i];
     auto it = buffer_sizes.find(position.buffer_id);
     if (it == buffer_sizes.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": positions[", i, "].buffer: no buffer with id ",
-          position.buffer_id, " in the manifest"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": positions[", i, "].buffer: no buffer with id ",
+                       position.buffer_id, " in the manifest"));
     }
     if (!seen.insert(position.buffer_id).second) {
       return absl::InvalidArgumentError(
@@ -106,16 +106,17 @@ absl::StatusOr<Record> ParseRecordObject(const Json& json,
     if (type && *type != *from_kernel) {
       return in.Error(
           "kernel_type",
-          absl::StrCat(value, " is \"", std::string(RecordTypeName(*from_kernel)),
-                       "\" in the ", numbering_name,
-                       " numbering, but type says \"",
+          absl::StrCat(value, " is \"",
+                       std::string(RecordTypeName(*from_kernel)), "\" in the ",
+                       numbering_name, " numbering, but type says \"",
                        std::string(RecordTypeName(*type)), "\""));
     }
     type = from_kernel;
   }
   if (!type) {
-    return in.Error("type", "missing required field (give type or "
-                            "kernel_type)");
+    return in.Error("type",
+                    "missing required field (give type or "
+                    "kernel_type)");
   }
   record.type = *type;
   HWT_RETURN_IF_ERROR(in.String("path", &record.path, HasPath(record.type)));
@@ -136,8 +137,8 @@ absl::StatusOr<Record> ParseRecordObject(const Json& json,
   HWT_ASSIGN_OR_RETURN(const Json* positions, in.Array("positions"));
   if (positions != nullptr) {
     if (positions->size() > kMaxBuffers) {
-      return in.Error("positions", absl::StrCat("more than ", kMaxBuffers,
-                                                " positions"));
+      return in.Error("positions",
+                      absl::StrCat("more than ", kMaxBuffers, " positions"));
     }
     for (size_t i = 0; i < positions->size(); ++i) {
       HWT_ASSIGN_OR_RETURN(JsonObjectReader p,
@@ -198,8 +199,9 @@ std::string RecordsToJsonl(const std::vector<Record>& records,
   return out;
 }
 
-absl::StatusOr<std::vector<Record>> ParseRecordsJsonl(
-    std::string_view text, const Manifest& manifest, std::string_view where) {
+absl::StatusOr<std::vector<Record>> ParseRecordsJsonl(std::string_view text,
+                                                      const Manifest& manifest,
+                                                      std::string_view where) {
   const std::map<uint32_t, uint64_t> buffer_sizes = BufferSizes(manifest);
   std::vector<Record> records;
   size_t line_number = 0;

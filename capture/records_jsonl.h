@@ -29,8 +29,9 @@ std::string RecordsToJsonl(const std::vector<Record>& records,
 // numbering; positions name its buffers and lie within their sizes). Blank
 // lines are skipped. `where` names the file; errors read
 // "WHERE:LINE: FIELD: problem".
-absl::StatusOr<std::vector<Record>> ParseRecordsJsonl(
-    std::string_view text, const Manifest& manifest, std::string_view where);
+absl::StatusOr<std::vector<Record>> ParseRecordsJsonl(std::string_view text,
+                                                      const Manifest& manifest,
+                                                      std::string_view where);
 
 // The same checks for records held in memory (writers); errors name the record
 // by index ("record 3").

@@ -95,8 +95,7 @@ struct BadLine {
 
 TEST(RecordsJsonlTest, ErrorsNameTheLine) {
   const BadLine cases[] = {
-      {R"({"type":"mmap","path":"/x","addr":"0x1000")",
-       "not valid JSON: "},
+      {R"({"type":"mmap","path":"/x","addr":"0x1000")", "not valid JSON: "},
       {R"(["mmap"])", "expected a JSON object, got [\"mmap\"]"},
       {R"({"type":"fork"})", "type: unknown record type \"fork\""},
       {R"({"path":"/x"})",
