@@ -321,8 +321,12 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 absl::StatusOr<TempDir> TempDir::Create(std::string_view prefix) {
   const char* base = getenv("TMPDIR");
-  std::string templ = absl::StrFormat(
-      "%s/%s.XXXXXX", base != nullptr && *base ? base : "/tmp", prefix);
+  return CreateIn(base != nullptr && *base ? base : "/tmp", prefix);
+}
+
+absl::StatusOr<TempDir> TempDir::CreateIn(const std::string& parent,
+                                          std::string_view prefix) {
+  std::string templ = absl::StrFormat("%s/%s.XXXXXX", parent, prefix);
   if (mkdtemp(templ.data()) == nullptr) {
     return absl::InternalError(
         ErrnoMessage(templ, "cannot create temporary directory", errno));
@@ -343,6 +347,12 @@ TempDir& TempDir::operator=(TempDir&& other) noexcept {
     path_ = std::exchange(other.path_, std::string());
   }
   return *this;
+}
+
+void TempDir::Release() {
+  if (path_.empty()) return;
+  UnregisterCleanup(SlotFor(path_));
+  path_.clear();
 }
 
 TempDir::~TempDir() {

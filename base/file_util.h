@@ -81,11 +81,18 @@ absl::Status WriteFileAtomically(const std::string& path,
 class TempDir {
  public:
   static absl::StatusOr<TempDir> Create(std::string_view prefix);
+  // Same, but under `parent` (e.g. beside a directory that will be renamed
+  // into place, so that the rename stays on one file system).
+  static absl::StatusOr<TempDir> CreateIn(const std::string& parent,
+                                          std::string_view prefix);
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&& other) noexcept;
   TempDir(const TempDir&) = delete;
   ~TempDir();
   const std::string& path() const { return path_; }
+  // Stops owning the directory (after it was renamed into place): it is no
+  // longer removed, neither by the destructor nor at a signal.
+  void Release();
 
  private:
   explicit TempDir(std::string path) : path_(std::move(path)) {}

@@ -72,5 +72,21 @@ TEST(FileUtilTest, TempDirIsRemoved) {
   EXPECT_FALSE(Exists(path));
 }
 
+TEST(FileUtilTest, TempDirInParentAndRelease) {
+  auto parent = TempDir::Create("hwt-test");
+  ASSERT_TRUE(parent.ok());
+  std::string path;
+  {
+    auto dir = TempDir::CreateIn(parent->path(), ".child");
+    ASSERT_TRUE(dir.ok());
+    path = dir->path();
+    EXPECT_EQ(path.rfind(parent->path() + "/.child.", 0), 0u) << path;
+    ASSERT_TRUE(WriteFileAtomically(path + "/x", "1").ok());
+    dir->Release();
+    EXPECT_TRUE(dir->path().empty());
+  }
+  EXPECT_TRUE(Exists(path + "/x"));  // released: kept
+}
+
 }  // namespace
 }  // namespace hwt

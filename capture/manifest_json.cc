@@ -1,0 +1,837 @@
+// Manifest <-> JSON and the manifest's validation; see manifest_json.h and
+// docs/capture-format.md.
+#include "capture/manifest_json.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <set>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "base/file_util.h"
+#include "base/status_macros.h"
+#include "capture/json_fields.h"
+
+namespace hwt::capture {
+namespace {
+
+// --- Writing -----------------------------------------------------------------
+
+Json CpuToJson(const CpuIdentity& cpu) {
+  Json out = Json::object();
+  if (!cpu.arch.empty()) out["arch"] = cpu.arch;
+  if (!cpu.vendor.empty()) out["vendor"] = cpu.vendor;
+  if (cpu.family != 0) out["family"] = cpu.family;
+  if (cpu.model != 0) out["model"] = cpu.model;
+  if (cpu.stepping != 0) out["stepping"] = cpu.stepping;
+  if (cpu.cpuid_15_eax != 0) out["cpuid_15_eax"] = cpu.cpuid_15_eax;
+  if (cpu.cpuid_15_ebx != 0) out["cpuid_15_ebx"] = cpu.cpuid_15_ebx;
+  if (cpu.cpuid_15_ecx != 0) out["cpuid_15_ecx"] = cpu.cpuid_15_ecx;
+  if (cpu.nominal_frequency_hz != 0) {
+    out["nominal_frequency_hz"] = HexString(cpu.nominal_frequency_hz);
+  }
+  if (cpu.midr != 0) out["midr"] = HexString(cpu.midr);
+  return out;
+}
+
+Json PtToJson(const PtConfig& pt) {
+  Json out = Json::object();
+  out["rtit_ctl"] = HexString(pt.rtit_ctl);
+  out["cr3_filter"] = HexString(pt.cr3_filter);
+  Json filters = Json::array();
+  for (const PtAddressFilter& filter : pt.address_filters) {
+    Json f = Json::object();
+    f["start"] = HexString(filter.start);
+    f["end"] = HexString(filter.end);
+    f["config"] = filter.config;
+    filters.push_back(std::move(f));
+  }
+  out["address_filters"] = std::move(filters);
+  out["mtc_freq"] = pt.mtc_freq;
+  out["cyc_thresh"] = pt.cyc_thresh;
+  out["psb_freq"] = pt.psb_freq;
+  return out;
+}
+
+Json CoreSightToJson(const CoreSightConfig& cs) {
+  Json out = Json::object();
+  out["sink"] = cs.sink;
+  out["formatted"] = cs.formatted;
+  out["has_fsyncs"] = cs.has_fsyncs;
+  out["has_hsyncs"] = cs.has_hsyncs;
+  out["reset_on_4x_fsync"] = cs.reset_on_4x_fsync;
+  Json sources = Json::array();
+  for (const CoreSightSource& source : cs.sources) {
+    Json s = Json::object();
+    s["trace_id"] = source.trace_id;
+    if (source.cpu) s["cpu"] = *source.cpu;
+    if (source.thread) s["thread"] = *source.thread;
+    if (!source.architecture.empty()) s["architecture"] = source.architecture;
+    if (!source.core_profile.empty()) s["core_profile"] = source.core_profile;
+    Json registers = Json::object();
+    for (const auto& [name, value] : source.registers) {
+      registers[name] = HexString(value);
+    }
+    s["registers"] = std::move(registers);
+    sources.push_back(std::move(s));
+  }
+  out["sources"] = std::move(sources);
+  return out;
+}
+
+Json SpeToJson(const SpeConfig& spe) {
+  Json out = Json::object();
+  out["interval"] = spe.interval;
+  out["level"] = spe.level;
+  out["ctx_field"] = spe.ctx_field;
+  return out;
+}
+
+Json BufferToJson(const BufferInfo& buffer) {
+  Json out = Json::object();
+  out["id"] = buffer.id;
+  if (buffer.cpu) out["cpu"] = *buffer.cpu;
+  if (buffer.thread) out["thread"] = *buffer.thread;
+  out["file"] = buffer.file;
+  out["size"] = HexString(buffer.size);
+  out["wrapped"] = buffer.wrapped;
+  out["data_lost"] = buffer.data_lost;
+  if (!buffer.chunks.empty()) {
+    Json chunks = Json::array();
+    for (const BufferChunk& chunk : buffer.chunks) {
+      Json c = Json::object();
+      c["offset"] = HexString(chunk.offset);
+      c["size"] = HexString(chunk.size);
+      c["data_lost_before"] = chunk.data_lost_before;
+      c["partial_record"] = chunk.partial_record;
+      c["final"] = chunk.final;
+      chunks.push_back(std::move(c));
+    }
+    out["chunks"] = std::move(chunks);
+  }
+  return out;
+}
+
+// --- Reading -----------------------------------------------------------------
+
+absl::Status ReadCpu(const JsonObjectReader& in, CpuIdentity* cpu) {
+  HWT_RETURN_IF_ERROR(in.String("arch", &cpu->arch));
+  HWT_RETURN_IF_ERROR(in.String("vendor", &cpu->vendor));
+  HWT_RETURN_IF_ERROR(in.U32("family", &cpu->family));
+  HWT_RETURN_IF_ERROR(in.U32("model", &cpu->model));
+  HWT_RETURN_IF_ERROR(in.U32("stepping", &cpu->stepping));
+  HWT_RETURN_IF_ERROR(in.U32("cpuid_15_eax", &cpu->cpuid_15_eax));
+  HWT_RETURN_IF_ERROR(in.U32("cpuid_15_ebx", &cpu->cpuid_15_ebx));
+  HWT_RETURN_IF_ERROR(in.U32("cpuid_15_ecx", &cpu->cpuid_15_ecx));
+  HWT_RETURN_IF_ERROR(
+      in.U64("nominal_frequency_hz", &cpu->nominal_frequency_hz));
+  HWT_RETURN_IF_ERROR(in.U64("midr", &cpu->midr));
+  return absl::OkStatus();
+}
+
+absl::Status ReadPt(const JsonObjectReader& in, PtConfig* pt) {
+  HWT_RETURN_IF_ERROR(in.U64("rtit_ctl", &pt->rtit_ctl, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.U64("cr3_filter", &pt->cr3_filter));
+  HWT_ASSIGN_OR_RETURN(const Json* filters, in.Array("address_filters"));
+  if (filters != nullptr) {
+    if (filters->size() > 4) {
+      return in.Error("address_filters",
+                      absl::StrCat("at most 4 address ranges exist, got ",
+                                   filters->size()));
+    }
+    for (size_t i = 0; i < filters->size(); ++i) {
+      HWT_ASSIGN_OR_RETURN(JsonObjectReader f,
+                           in.Element("address_filters", *filters, i));
+      PtAddressFilter filter;
+      HWT_RETURN_IF_ERROR(f.U64("start", &filter.start, /*required=*/true));
+      HWT_RETURN_IF_ERROR(f.U64("end", &filter.end, /*required=*/true));
+      HWT_RETURN_IF_ERROR(f.U32("config", &filter.config, /*required=*/true));
+      pt->address_filters.push_back(filter);
+    }
+  }
+  HWT_RETURN_IF_ERROR(in.U32("mtc_freq", &pt->mtc_freq));
+  HWT_RETURN_IF_ERROR(in.U32("cyc_thresh", &pt->cyc_thresh));
+  HWT_RETURN_IF_ERROR(in.U32("psb_freq", &pt->psb_freq));
+  return absl::OkStatus();
+}
+
+absl::Status ReadCoreSight(const JsonObjectReader& in, CoreSightConfig* cs) {
+  HWT_RETURN_IF_ERROR(in.String("sink", &cs->sink, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.Bool("formatted", &cs->formatted, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.Bool("has_fsyncs", &cs->has_fsyncs));
+  HWT_RETURN_IF_ERROR(in.Bool("has_hsyncs", &cs->has_hsyncs));
+  HWT_RETURN_IF_ERROR(in.Bool("reset_on_4x_fsync", &cs->reset_on_4x_fsync));
+  HWT_ASSIGN_OR_RETURN(const Json* sources, in.Array("sources"));
+  if (sources == nullptr) return absl::OkStatus();
+  if (sources->size() > kMaxCoreSightSources) {
+    return in.Error("sources",
+                    absl::StrCat("more than ", kMaxCoreSightSources,
+                                 " trace sources (", sources->size(), ")"));
+  }
+  for (size_t i = 0; i < sources->size(); ++i) {
+    HWT_ASSIGN_OR_RETURN(JsonObjectReader s,
+                         in.Element("sources", *sources, i));
+    CoreSightSource source;
+    HWT_RETURN_IF_ERROR(s.U32("trace_id", &source.trace_id, /*required=*/true));
+    HWT_RETURN_IF_ERROR(s.NonNegativeI32("cpu", &source.cpu));
+    HWT_RETURN_IF_ERROR(s.NonNegativeI32("thread", &source.thread));
+    HWT_RETURN_IF_ERROR(s.String("architecture", &source.architecture));
+    HWT_RETURN_IF_ERROR(s.String("core_profile", &source.core_profile));
+    HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> registers,
+                         s.Object("registers"));
+    if (registers) {
+      for (const auto& [name, value] : registers->json().items()) {
+        uint64_t reg = 0;
+        HWT_RETURN_IF_ERROR(registers->U64(name, &reg, /*required=*/true));
+        source.registers[name] = reg;
+      }
+    }
+    cs->sources.push_back(std::move(source));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadSpe(const JsonObjectReader& in, SpeConfig* spe) {
+  HWT_RETURN_IF_ERROR(in.U32("interval", &spe->interval));
+  HWT_RETURN_IF_ERROR(in.U32("level", &spe->level));
+  HWT_RETURN_IF_ERROR(in.U32("ctx_field", &spe->ctx_field));
+  return absl::OkStatus();
+}
+
+absl::Status ReadBuffer(const JsonObjectReader& in, BufferInfo* buffer) {
+  HWT_RETURN_IF_ERROR(in.U32("id", &buffer->id, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.NonNegativeI32("cpu", &buffer->cpu));
+  HWT_RETURN_IF_ERROR(in.NonNegativeI32("thread", &buffer->thread));
+  HWT_RETURN_IF_ERROR(in.String("file", &buffer->file, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.U64("size", &buffer->size, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.Bool("wrapped", &buffer->wrapped));
+  HWT_RETURN_IF_ERROR(in.Bool("data_lost", &buffer->data_lost));
+  HWT_ASSIGN_OR_RETURN(const Json* chunks, in.Array("chunks"));
+  if (chunks == nullptr) return absl::OkStatus();
+  if (chunks->size() > kMaxChunksPerBuffer) {
+    return in.Error("chunks", absl::StrCat("more than ", kMaxChunksPerBuffer,
+                                           " chunks (", chunks->size(), ")"));
+  }
+  buffer->chunks.reserve(chunks->size());
+  for (size_t i = 0; i < chunks->size(); ++i) {
+    HWT_ASSIGN_OR_RETURN(JsonObjectReader c, in.Element("chunks", *chunks, i));
+    BufferChunk chunk;
+    HWT_RETURN_IF_ERROR(c.U64("offset", &chunk.offset, /*required=*/true));
+    HWT_RETURN_IF_ERROR(c.U64("size", &chunk.size, /*required=*/true));
+    HWT_RETURN_IF_ERROR(c.Bool("data_lost_before", &chunk.data_lost_before));
+    HWT_RETURN_IF_ERROR(c.Bool("partial_record", &chunk.partial_record));
+    HWT_RETURN_IF_ERROR(c.Bool("final", &chunk.final));
+    buffer->chunks.push_back(chunk);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadImage(const JsonObjectReader& in, BundledImage* image) {
+  HWT_RETURN_IF_ERROR(in.String("build_id", &image->build_id));
+  image->build_id = absl::AsciiStrToLower(image->build_id);
+  HWT_RETURN_IF_ERROR(
+      in.String("original_path", &image->original_path, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.String("file", &image->file, /*required=*/true));
+  return absl::OkStatus();
+}
+
+absl::Status ReadMemoryDump(const JsonObjectReader& in, MemoryDump* dump) {
+  HWT_RETURN_IF_ERROR(in.String("file", &dump->file, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.U64("address", &dump->address, /*required=*/true));
+  HWT_RETURN_IF_ERROR(in.U64("file_offset", &dump->file_offset));
+  HWT_RETURN_IF_ERROR(in.U64("size", &dump->size));
+  std::string space;
+  HWT_RETURN_IF_ERROR(in.String("space", &space));
+  if (!space.empty()) {
+    std::optional<MemorySpace> parsed = ParseMemorySpace(space);
+    if (!parsed) {
+      return in.Error("space",
+                      absl::StrCat("unknown memory space \"", space, "\""));
+    }
+    dump->space = *parsed;
+  }
+  return absl::OkStatus();
+}
+
+// Reads a required string naming an enumerator.
+template <typename T, typename Parser>
+absl::Status ReadEnum(const JsonObjectReader& in, std::string_view key,
+                      bool required, Parser parse, std::string_view expected,
+                      T* out) {
+  std::string name;
+  HWT_RETURN_IF_ERROR(in.String(key, &name, required));
+  if (!in.Has(key)) return absl::OkStatus();
+  std::optional<T> value = parse(name);
+  if (!value) {
+    return in.Error(key, absl::StrCat("unknown value \"", name, "\" (expected ",
+                                      std::string(expected), ")"));
+  }
+  *out = *value;
+  return absl::OkStatus();
+}
+
+// --- Validation helpers
+// --------------------------------------------------------
+
+absl::Status FieldError(std::string_view where, std::string_view path,
+                        std::string_view message) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(where), ": ", std::string(path), ": ", std::string(message)));
+}
+
+absl::Status CheckPath(std::string_view where, std::string_view field,
+                       const std::string& path) {
+  if (std::optional<std::string> reason = UnsafeBundlePathReason(path)) {
+    return FieldError(where, field, *reason);
+  }
+  return absl::OkStatus();
+}
+
+bool IsLowerHex(std::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::string SizeText(uint64_t value) {
+  return absl::StrFormat("0x%x (%u bytes)", value, value);
+}
+
+// stat() of root/file with a message naming the manifest field on failure.
+absl::StatusOr<uint64_t> RegularFileSize(std::string_view where,
+                                         std::string_view field,
+                                         const std::string& root,
+                                         const std::string& file) {
+  std::string full = absl::StrCat(root, "/", file);
+  struct stat st;
+  if (stat(full.c_str(), &st) != 0) {
+    int err = errno;
+    return FieldError(where, field,
+                      absl::StrCat(file, ": ",
+                                   err == ENOENT ? "no such file in the bundle"
+                                                 : strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return FieldError(where, field, absl::StrCat(file, ": not a regular file"));
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+}  // namespace
+
+std::string_view RecordNumberingName(RecordNumbering numbering) {
+  switch (numbering) {
+    case RecordNumbering::kUpstream:
+      return "upstream";
+    case RecordNumbering::kCheriBsd:
+      return "cheribsd";
+  }
+  return "upstream";
+}
+
+std::optional<RecordNumbering> ParseRecordNumbering(std::string_view name) {
+  if (name == "upstream") return RecordNumbering::kUpstream;
+  if (name == "cheribsd") return RecordNumbering::kCheriBsd;
+  return std::nullopt;
+}
+
+std::optional<TraceMode> ParseTraceMode(std::string_view name) {
+  for (TraceMode mode : {TraceMode::kThread, TraceMode::kCpu}) {
+    if (name == TraceModeName(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
+std::optional<FormatVersion> ParseFormatVersion(std::string_view text) {
+  std::vector<std::string> parts =
+      absl::StrSplit(absl::string_view(text.data(), text.size()), '.');
+  if (parts.size() != 2) return std::nullopt;
+  FormatVersion version;
+  int* fields[2] = {&version.major, &version.minor};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& part = parts[i];
+    if (part.empty() || part.size() > 6) return std::nullopt;
+    for (char c : part) {
+      if (c < '0' || c > '9') return std::nullopt;
+    }
+    *fields[i] = std::stoi(part);
+  }
+  return version;
+}
+
+absl::Status CheckFormatVersion(const FormatVersion& version,
+                                std::string_view where) {
+  if (version.major > kFormatMajorVersion) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: capture format %d.%d is newer than this hwt (reads %d.x); "
+        "upgrade hwt",
+        where, version.major, version.minor, kFormatMajorVersion));
+  }
+  if (version.major < kFormatMajorVersion) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: capture format %d.%d is not supported (this hwt reads %d.x)",
+        where, version.major, version.minor, kFormatMajorVersion));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<std::string> UnsafeBundlePathReason(std::string_view path) {
+  if (path.empty()) return std::string("empty path");
+  if (path.size() > kMaxPathLength) {
+    return absl::StrCat("path longer than ", kMaxPathLength, " bytes");
+  }
+  if (path.find('\0') != std::string_view::npos) {
+    return std::string("path contains a NUL byte");
+  }
+  if (path[0] == '/') {
+    return absl::StrCat("absolute path \"", std::string(path),
+                        "\" (bundle files are relative to the bundle "
+                        "directory)");
+  }
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(path.data(), path.size()), '/')) {
+    if (part == "..") {
+      return absl::StrCat("path \"", std::string(path),
+                          "\" leaves the bundle directory (\"..\")");
+    }
+  }
+  if (path.back() == '/') {
+    return absl::StrCat("path \"", std::string(path), "\" names a directory");
+  }
+  return std::nullopt;
+}
+
+std::string ManifestToJson(const Manifest& manifest) {
+  Json out = Json::object();
+  out["format"] = std::string(kManifestFormatName);
+  out["version"] = absl::StrCat(kFormatMajorVersion, ".", kFormatMinorVersion);
+  out["backend"] = std::string(BackendName(manifest.backend));
+  out["mode"] = std::string(TraceModeName(manifest.mode));
+  out["record_numbering"] =
+      std::string(RecordNumberingName(manifest.record_numbering));
+  if (manifest.pid) out["pid"] = *manifest.pid;
+  if (!manifest.command.empty()) out["command"] = manifest.command;
+  if (!manifest.hostname.empty()) out["hostname"] = manifest.hostname;
+  if (!manifest.os.empty()) out["os"] = manifest.os;
+  if (!manifest.created.empty()) out["created"] = manifest.created;
+  if (!manifest.recorder.empty()) out["recorder"] = manifest.recorder;
+  out["cpu"] = CpuToJson(manifest.cpu);
+  if (manifest.pt) out["pt"] = PtToJson(*manifest.pt);
+  if (manifest.coresight)
+    out["coresight"] = CoreSightToJson(*manifest.coresight);
+  if (manifest.spe) out["spe"] = SpeToJson(*manifest.spe);
+  Json buffers = Json::array();
+  for (const BufferInfo& buffer : manifest.buffers) {
+    buffers.push_back(BufferToJson(buffer));
+  }
+  out["buffers"] = std::move(buffers);
+  Json images = Json::array();
+  for (const BundledImage& image : manifest.images) {
+    Json i = Json::object();
+    if (!image.build_id.empty()) i["build_id"] = image.build_id;
+    i["original_path"] = image.original_path;
+    i["file"] = image.file;
+    images.push_back(std::move(i));
+  }
+  out["images"] = std::move(images);
+  Json memory = Json::array();
+  for (const MemoryDump& dump : manifest.memory) {
+    Json m = Json::object();
+    m["file"] = dump.file;
+    m["address"] = HexString(dump.address);
+    m["file_offset"] = HexString(dump.file_offset);
+    m["size"] = HexString(dump.size);
+    m["space"] = std::string(MemorySpaceName(dump.space));
+    memory.push_back(std::move(m));
+  }
+  out["memory"] = std::move(memory);
+  return out.dump(2, ' ', /*ensure_ascii=*/false,
+                  nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+absl::StatusOr<Manifest> ParseManifest(std::string_view text,
+                                       std::string_view where) {
+  const std::string source(where);
+  HWT_ASSIGN_OR_RETURN(Json json, ParseJsonText(text, source));
+  HWT_ASSIGN_OR_RETURN(JsonObjectReader top,
+                       JsonObjectReader::Create(json, source, ""));
+  Manifest manifest;
+
+  // The version comes first: a newer major version may look like anything.
+  std::string version_text;
+  HWT_RETURN_IF_ERROR(top.String("version", &version_text, /*required=*/true));
+  std::optional<FormatVersion> version = ParseFormatVersion(version_text);
+  if (!version) {
+    return top.Error("version", absl::StrCat("expected \"MAJOR.MINOR\" (e.g. "
+                                             "\"1.0\"), got \"",
+                                             version_text, "\""));
+  }
+  HWT_RETURN_IF_ERROR(CheckFormatVersion(*version, source));
+  manifest.major_version = version->major;
+  manifest.minor_version = version->minor;
+
+  std::string format;
+  HWT_RETURN_IF_ERROR(top.String("format", &format, /*required=*/true));
+  if (format != kManifestFormatName) {
+    return top.Error(
+        "format", absl::StrCat("expected \"", std::string(kManifestFormatName),
+                               "\", got \"", format, "\""));
+  }
+
+  std::string backend;
+  HWT_RETURN_IF_ERROR(top.String("backend", &backend, /*required=*/true));
+  std::optional<Backend> parsed_backend = ParseBackend(backend);
+  // Only the canonical names (ParseBackend also knows command-line aliases).
+  if (!parsed_backend || BackendName(*parsed_backend) != backend) {
+    return top.Error("backend",
+                     absl::StrCat("unknown backend \"", backend,
+                                  "\" (expected \"pt\", \"coresight\" or "
+                                  "\"spe\")"));
+  }
+  manifest.backend = *parsed_backend;
+  HWT_RETURN_IF_ERROR(ReadEnum(top, "mode", /*required=*/true, ParseTraceMode,
+                               "\"thread\" or \"cpu\"", &manifest.mode));
+  HWT_RETURN_IF_ERROR(ReadEnum(
+      top, "record_numbering", /*required=*/false, ParseRecordNumbering,
+      "\"upstream\" or \"cheribsd\"", &manifest.record_numbering));
+  HWT_RETURN_IF_ERROR(top.NonNegativeI64("pid", &manifest.pid));
+  HWT_RETURN_IF_ERROR(top.String("command", &manifest.command));
+  HWT_RETURN_IF_ERROR(top.String("hostname", &manifest.hostname));
+  HWT_RETURN_IF_ERROR(top.String("os", &manifest.os));
+  HWT_RETURN_IF_ERROR(top.String("created", &manifest.created));
+  HWT_RETURN_IF_ERROR(top.String("recorder", &manifest.recorder));
+
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> cpu, top.Object("cpu"));
+  if (cpu) HWT_RETURN_IF_ERROR(ReadCpu(*cpu, &manifest.cpu));
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> pt, top.Object("pt"));
+  if (pt) HWT_RETURN_IF_ERROR(ReadPt(*pt, &manifest.pt.emplace()));
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> cs,
+                       top.Object("coresight"));
+  if (cs)
+    HWT_RETURN_IF_ERROR(ReadCoreSight(*cs, &manifest.coresight.emplace()));
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> spe, top.Object("spe"));
+  if (spe) HWT_RETURN_IF_ERROR(ReadSpe(*spe, &manifest.spe.emplace()));
+
+  HWT_ASSIGN_OR_RETURN(const Json* buffers,
+                       top.Array("buffers", /*required=*/true));
+  if (buffers->size() > kMaxBuffers) {
+    return top.Error("buffers",
+                     absl::StrCat("more than ", kMaxBuffers, " buffers (",
+                                  buffers->size(), ")"));
+  }
+  for (size_t i = 0; i < buffers->size(); ++i) {
+    HWT_ASSIGN_OR_RETURN(JsonObjectReader b,
+                         top.Element("buffers", *buffers, i));
+    HWT_RETURN_IF_ERROR(ReadBuffer(b, &manifest.buffers.emplace_back()));
+  }
+  HWT_ASSIGN_OR_RETURN(const Json* images, top.Array("images"));
+  if (images != nullptr) {
+    if (images->size() > kMaxImages) {
+      return top.Error("images",
+                       absl::StrCat("more than ", kMaxImages, " images (",
+                                    images->size(), ")"));
+    }
+    for (size_t i = 0; i < images->size(); ++i) {
+      HWT_ASSIGN_OR_RETURN(JsonObjectReader image,
+                           top.Element("images", *images, i));
+      HWT_RETURN_IF_ERROR(ReadImage(image, &manifest.images.emplace_back()));
+    }
+  }
+  HWT_ASSIGN_OR_RETURN(const Json* memory, top.Array("memory"));
+  if (memory != nullptr) {
+    if (memory->size() > kMaxMemoryDumps) {
+      return top.Error("memory",
+                       absl::StrCat("more than ", kMaxMemoryDumps,
+                                    " memory dumps (", memory->size(), ")"));
+    }
+    for (size_t i = 0; i < memory->size(); ++i) {
+      HWT_ASSIGN_OR_RETURN(JsonObjectReader dump,
+                           top.Element("memory", *memory, i));
+      HWT_RETURN_IF_ERROR(
+          ReadMemoryDump(dump, &manifest.memory.emplace_back()));
+    }
+  }
+  HWT_RETURN_IF_ERROR(ValidateManifest(manifest, source));
+  return manifest;
+}
+
+absl::Status ValidateManifest(const Manifest& manifest,
+                              std::string_view where) {
+  if (manifest.backend != Backend::kPt &&
+      manifest.backend != Backend::kCoreSight &&
+      manifest.backend != Backend::kSpe) {
+    return FieldError(where, "backend",
+                      "unknown backend (expected \"pt\", \"coresight\" or "
+                      "\"spe\")");
+  }
+  const std::string backend(BackendName(manifest.backend));
+  if (manifest.pt && manifest.backend != Backend::kPt) {
+    return FieldError(
+        where, "pt",
+        absl::StrCat("Intel PT configuration in a \"", backend, "\" capture"));
+  }
+  if (manifest.coresight && manifest.backend != Backend::kCoreSight) {
+    return FieldError(
+        where, "coresight",
+        absl::StrCat("CoreSight configuration in a \"", backend, "\" capture"));
+  }
+  if (manifest.spe && manifest.backend != Backend::kSpe) {
+    return FieldError(
+        where, "spe",
+        absl::StrCat("SPE configuration in a \"", backend, "\" capture"));
+  }
+
+  const CpuIdentity& cpu = manifest.cpu;
+  if (cpu.family > 0x10f) {
+    return FieldError(where, "cpu.family",
+                      absl::StrCat("x86 family ", cpu.family,
+                                   " is out of range (at most 0x10f)"));
+  }
+  if (cpu.model > 0xff) {
+    return FieldError(where, "cpu.model",
+                      absl::StrCat("x86 model ", cpu.model,
+                                   " is out of range (at most 0xff)"));
+  }
+  if (cpu.stepping > 0xf) {
+    return FieldError(where, "cpu.stepping",
+                      absl::StrCat("x86 stepping ", cpu.stepping,
+                                   " is out of range (at most 15)"));
+  }
+
+  if (manifest.pt) {
+    const PtConfig& pt = *manifest.pt;
+    if (pt.address_filters.size() > 4) {
+      return FieldError(where, "pt.address_filters",
+                        "at most 4 address ranges exist");
+    }
+    for (size_t i = 0; i < pt.address_filters.size(); ++i) {
+      const PtAddressFilter& f = pt.address_filters[i];
+      std::string path = absl::StrCat("pt.address_filters[", i, "]");
+      if (f.config > 2) {
+        return FieldError(where, path + ".config",
+                          absl::StrCat("expected 0 (off), 1 (filter) or 2 "
+                                       "(stop), got ",
+                                       f.config));
+      }
+      if (f.start > f.end) {
+        return FieldError(
+            where, path,
+            absl::StrFormat("start 0x%x is above end 0x%x", f.start, f.end));
+      }
+    }
+    for (auto [name, value] :
+         {std::pair<const char*, uint32_t>{"mtc_freq", pt.mtc_freq},
+          {"cyc_thresh", pt.cyc_thresh},
+          {"psb_freq", pt.psb_freq}}) {
+      if (value > 15) {
+        return FieldError(where, absl::StrCat("pt.", name),
+                          absl::StrCat("a 4-bit field, got ", value));
+      }
+    }
+  }
+
+  if (manifest.coresight) {
+    const CoreSightConfig& cs = *manifest.coresight;
+    static const std::set<std::string> kSinks = {"etr",  "etf",  "etb",
+                                                 "tpiu", "trbe", "raw"};
+    if (kSinks.count(cs.sink) == 0) {
+      return FieldError(where, "coresight.sink",
+                        absl::StrCat("unknown sink \"", cs.sink,
+                                     "\" (expected etr, etf, etb, tpiu, trbe "
+                                     "or raw)"));
+    }
+    if (cs.sources.size() > kMaxCoreSightSources) {
+      return FieldError(where, "coresight.sources", "too many trace sources");
+    }
+    std::set<uint32_t> ids;
+    for (size_t i = 0; i < cs.sources.size(); ++i) {
+      const CoreSightSource& source = cs.sources[i];
+      std::string path = absl::StrCat("coresight.sources[", i, "]");
+      if (source.trace_id == 0 || source.trace_id > 0x6f) {
+        return FieldError(where, path + ".trace_id",
+                          absl::StrCat("CoreSight trace IDs are 1 to 0x6f, "
+                                       "got ",
+                                       source.trace_id));
+      }
+      if (!ids.insert(source.trace_id).second) {
+        return FieldError(
+            where, path + ".trace_id",
+            absl::StrFormat("duplicate trace ID 0x%x", source.trace_id));
+      }
+      if (!source.core_profile.empty() && source.core_profile != "A" &&
+          source.core_profile != "R" && source.core_profile != "M") {
+        return FieldError(where, path + ".core_profile",
+                          absl::StrCat("expected \"A\", \"R\" or \"M\", got "
+                                       "\"",
+                                       source.core_profile, "\""));
+      }
+      for (const auto& [name, value] : source.registers) {
+        if (name.empty()) {
+          return FieldError(where, path + ".registers", "empty register name");
+        }
+      }
+    }
+  }
+
+  if (manifest.spe) {
+    if (manifest.spe->level > 2) {
+      return FieldError(where, "spe.level",
+                        absl::StrCat("expected 0 (kernel and user), 1 (kernel) "
+                                     "or 2 (user), got ",
+                                     manifest.spe->level));
+    }
+    if (manifest.spe->ctx_field > 2) {
+      return FieldError(where, "spe.ctx_field",
+                        absl::StrCat("expected 0 (none), 1 (PID) or 2 (CPU "
+                                     "id), got ",
+                                     manifest.spe->ctx_field));
+    }
+  }
+
+  if (manifest.buffers.empty()) {
+    return FieldError(where, "buffers", "a capture holds at least one buffer");
+  }
+  if (manifest.buffers.size() > kMaxBuffers) {
+    return FieldError(where, "buffers",
+                      absl::StrCat("more than ", kMaxBuffers, " buffers (",
+                                   manifest.buffers.size(), ")"));
+  }
+  std::map<uint32_t, size_t> buffer_ids;
+  std::map<std::string, size_t> buffer_files;
+  for (size_t i = 0; i < manifest.buffers.size(); ++i) {
+    const BufferInfo& buffer = manifest.buffers[i];
+    std::string path = absl::StrCat("buffers[", i, "]");
+    auto [id_it, new_id] = buffer_ids.emplace(buffer.id, i);
+    if (!new_id) {
+      return FieldError(where, path + ".id",
+                        absl::StrCat("duplicate buffer id ", buffer.id,
+                                     " (also buffers[", id_it->second, "])"));
+    }
+    HWT_RETURN_IF_ERROR(CheckPath(where, path + ".file", buffer.file));
+    auto [file_it, new_file] = buffer_files.emplace(buffer.file, i);
+    if (!new_file) {
+      return FieldError(
+          where, path + ".file",
+          absl::StrCat("\"", buffer.file, "\" is also the file of buffers[",
+                       file_it->second, "]"));
+    }
+    if (buffer.size > kMaxBufferSize) {
+      return FieldError(where, path + ".size",
+                        absl::StrFormat("%s is larger than the %u-byte limit",
+                                        SizeText(buffer.size), kMaxBufferSize));
+    }
+    if (buffer.chunks.size() > kMaxChunksPerBuffer) {
+      return FieldError(
+          where, path + ".chunks",
+          absl::StrCat("more than ", kMaxChunksPerBuffer, " chunks"));
+    }
+    uint64_t previous_end = 0;
+    for (size_t c = 0; c < buffer.chunks.size(); ++c) {
+      const BufferChunk& chunk = buffer.chunks[c];
+      std::string chunk_path = absl::StrCat(path, ".chunks[", c, "]");
+      if (chunk.offset > buffer.size ||
+          chunk.size > buffer.size - chunk.offset) {
+        return FieldError(
+            where, chunk_path,
+            absl::StrFormat("[0x%x, +0x%x) extends past the buffer's size 0x%x",
+                            chunk.offset, chunk.size, buffer.size));
+      }
+      if (chunk.offset < previous_end) {
+        return FieldError(
+            where, chunk_path + ".offset",
+            absl::StrFormat("0x%x overlaps the previous chunk (which ends at "
+                            "0x%x); chunks are ordered and disjoint",
+                            chunk.offset, previous_end));
+      }
+      previous_end = chunk.offset + chunk.size;
+    }
+  }
+
+  std::set<std::string> image_files;
+  for (size_t i = 0; i < manifest.images.size(); ++i) {
+    const BundledImage& image = manifest.images[i];
+    std::string path = absl::StrCat("images[", i, "]");
+    if (!IsLowerHex(image.build_id) || image.build_id.size() % 2 != 0 ||
+        image.build_id.size() > 128) {
+      return FieldError(where, path + ".build_id",
+                        absl::StrCat("expected an even number (at most 128) "
+                                     "of hex digits, got \"",
+                                     image.build_id, "\""));
+    }
+    if (image.original_path.empty()) {
+      return FieldError(where, path + ".original_path", "empty path");
+    }
+    HWT_RETURN_IF_ERROR(CheckPath(where, path + ".file", image.file));
+    if (buffer_files.count(image.file) != 0) {
+      return FieldError(
+          where, path + ".file",
+          absl::StrCat("\"", image.file, "\" is also a buffer's file"));
+    }
+  }
+  for (size_t i = 0; i < manifest.memory.size(); ++i) {
+    const MemoryDump& dump = manifest.memory[i];
+    std::string path = absl::StrCat("memory[", i, "]");
+    HWT_RETURN_IF_ERROR(CheckPath(where, path + ".file", dump.file));
+    if (dump.size != 0 && dump.address + dump.size < dump.address) {
+      return FieldError(where, path,
+                        absl::StrFormat("0x%x + 0x%x wraps around the address "
+                                        "space",
+                                        dump.address, dump.size));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateManifestFiles(const Manifest& manifest,
+                                   const std::string& root,
+                                   std::string_view where) {
+  for (size_t i = 0; i < manifest.buffers.size(); ++i) {
+    const BufferInfo& buffer = manifest.buffers[i];
+    std::string path = absl::StrCat("buffers[", i, "]");
+    HWT_ASSIGN_OR_RETURN(uint64_t actual, RegularFileSize(where, path + ".file",
+                                                          root, buffer.file));
+    if (buffer.size > actual) {
+      return FieldError(
+          where, path + ".size",
+          absl::StrCat(SizeText(buffer.size), " is larger than the file ",
+                       buffer.file, " (", actual, " bytes)"));
+    }
+    if (buffer.size < actual) {
+      return FieldError(
+          where, path + ".size",
+          absl::StrCat(SizeText(buffer.size), " is smaller than the file ",
+                       buffer.file, " (", actual,
+                       " bytes): the file changed after the "
+                       "manifest was written"));
+    }
+  }
+  for (size_t i = 0; i < manifest.images.size(); ++i) {
+    HWT_RETURN_IF_ERROR(RegularFileSize(where,
+                                        absl::StrCat("images[", i, "].file"),
+                                        root, manifest.images[i].file)
+                            .status());
+  }
+  for (size_t i = 0; i < manifest.memory.size(); ++i) {
+    const MemoryDump& dump = manifest.memory[i];
+    std::string path = absl::StrCat("memory[", i, "]");
+    HWT_ASSIGN_OR_RETURN(uint64_t actual, RegularFileSize(where, path + ".file",
+                                                          root, dump.file));
+    if (dump.file_offset > actual ||
+        (dump.size != 0 && dump.size > actual - dump.file_offset)) {
+      return FieldError(
+          where, path,
+          absl::StrFormat("[0x%x, +0x%x) extends past the end of %s (%u bytes)",
+                          dump.file_offset, dump.size, dump.file, actual));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hwt::capture
