@@ -26,7 +26,12 @@ std::optional<std::string> CorpusDir() {
                                            : SourceDir() + "/../shared/corpus";
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
-  return dir;
+  // Canonical, so that tests comparing paths tools print see one spelling.
+  char* real = realpath(dir.c_str(), nullptr);
+  if (real == nullptr) return dir;
+  std::string canonical(real);
+  free(real);
+  return canonical;
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
