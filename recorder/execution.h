@@ -6,12 +6,14 @@
 #define HWT_RECORDER_EXECUTION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "capture/manifest.h"
 #include "capture/record.h"
+#include "decoders/x86/x86_insn.h"
 
 namespace hwt::recorder {
 
@@ -44,6 +46,15 @@ class ExecutionSink {
   virtual void OnInstructions(absl::Span<const uint64_t> ips) = 0;
   // The process ended (exit status, or -signal).
   virtual void OnExit(int status) {}
+};
+
+// The instruction at an address of the recorded process (CodeMap follows the
+// MappingEvents and decodes the mapped images); nullopt when nothing is mapped
+// there or the bytes do not decode.
+class InsnSource {
+ public:
+  virtual ~InsnSource() = default;
+  virtual std::optional<x86::Insn> InsnAt(uint64_t ip) = 0;
 };
 
 // Fans one execution out to several sinks (encoder + ground truth + ...).
