@@ -1,6 +1,7 @@
-// Prints what a program sees of its CPU and start-up environment (with the
-// argument "leaf0": CPUID leaf 0 only), one fact per line, so that recorders can mimic valgrind's view (run it under
-// valgrind: recorder/valgrind_probe.h parses this output):
+// Prints what a program sees of its CPU and start-up environment, one fact
+// per line (with the argument "leaf0": CPUID leaf 0 only), so that recorders
+// can mimic valgrind's view (run it under valgrind: recorder/valgrind_probe.h
+// parses this output):
 //   cpuid LEAF SUBLEAF EAX EBX ECX EDX   (hex; every leaf up to the maximum
 //                                         basic and extended leaf; subleaf 0
 //                                         and, up to 63, each subleaf whose

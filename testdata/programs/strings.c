@@ -9,14 +9,10 @@ static char copy[256];
 
 __attribute__((noinline)) void rep_copy(char* dst, const char* src,
                                         unsigned long n) {
-  __asm__ volatile("rep movsb"
-                   : "+D"(dst), "+S"(src), "+c"(n)
-                   :
-                   : "memory");
+  __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
 }
 
-__attribute__((noinline)) void rep_fill(char* dst, int value,
-                                        unsigned long n) {
+__attribute__((noinline)) void rep_fill(char* dst, int value, unsigned long n) {
   __asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(value) : "memory");
 }
 
@@ -27,7 +23,8 @@ int main(void) {
     for (int i = 0; i < 5; ++i) {
       size_t n = strlen(words[i]);
       memcpy(buffer + round * 8, words[i], n + 1);
-      total += n + (unsigned long)strcmp(buffer + round * 8, words[(i + 1) % 5]);
+      total +=
+          n + (unsigned long)strcmp(buffer + round * 8, words[(i + 1) % 5]);
     }
   }
   rep_fill(copy, 'x', 100);

@@ -5,14 +5,22 @@
 
 __attribute__((noinline)) int classify(int x) {
   switch (x % 8) {
-    case 0: return x * 3;
-    case 1: return x + 7;
-    case 2: return x ^ 0x55;
-    case 3: return x - 11;
-    case 4: return x << 2;
-    case 5: return x >> 1;
-    case 6: return ~x;
-    default: return x * x;
+    case 0:
+      return x * 3;
+    case 1:
+      return x + 7;
+    case 2:
+      return x ^ 0x55;
+    case 3:
+      return x - 11;
+    case 4:
+      return x << 2;
+    case 5:
+      return x >> 1;
+    case 6:
+      return ~x;
+    default:
+      return x * x;
   }
 }
 
