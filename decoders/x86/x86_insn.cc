@@ -57,6 +57,11 @@ std::optional<InsnClass> ClassifyByName(std::string_view name,
   return std::nullopt;
 }
 
+bool IsStandalonePrefix(std::string_view name) {
+  return name == "LOCK_PREFIX" || name == "XACQUIRE_PREFIX" ||
+         name == "XRELEASE_PREFIX";
+}
+
 bool IsStringOp(std::string_view name) {
   for (std::string_view op :
        {"MOVS", "STOS", "LODS", "CMPS", "SCAS", "INS", "OUTS"}) {
@@ -100,9 +105,18 @@ class LlvmInsnDecoder : public InsnDecoder {
         size > bytes.size()) {
       return std::nullopt;
     }
+    std::string_view name = instr_info_->getName(inst.getOpcode());
+    if (IsStandalonePrefix(name)) {
+      // LLVM returns LOCK (and XACQUIRE/XRELEASE before it) as an
+      // instruction of its own; the CPU executes prefix and instruction as
+      // one, so decode the rest and count the prefix in its length.
+      auto rest = Decode(bytes.subspan(size), ip + size);
+      if (!rest || rest->length + size > 15) return std::nullopt;
+      rest->length = static_cast<uint8_t>(rest->length + size);
+      return rest;
+    }
     Insn insn;
     insn.length = static_cast<uint8_t>(size);
-    std::string_view name = instr_info_->getName(inst.getOpcode());
     const llvm::MCInstrDesc& desc = instr_info_->get(inst.getOpcode());
 
     bool is_syscall = false;

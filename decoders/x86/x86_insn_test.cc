@@ -58,6 +58,20 @@ INSTANTIATE_TEST_SUITE_P(
              false,
              false},  // call *8(%r13)
         Case{{0xc3}, 1, InsnClass::kReturn, 0, false, false},
+        // lock cmpxchg %edx,0(%rbp): LLVM returns the LOCK prefix alone.
+        Case{{0xf0, 0x0f, 0xb1, 0x55, 0x00},
+             5,
+             InsnClass::kOther,
+             0,
+             false,
+             false},
+        // xacquire lock add $1,(%rax)
+        Case{{0xf2, 0xf0, 0x83, 0x00, 0x01},
+             5,
+             InsnClass::kOther,
+             0,
+             false,
+             false},
         Case{
             {0xc2, 0x08, 0x00}, 3, InsnClass::kReturn, 0, false, false},  // ret
                                                                           // $8

@@ -1,0 +1,312 @@
+// GroundTruth: docs/call-stacks.md applied to a recorded execution; see
+// ground_truth.h.
+#include "recorder/ground_truth.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/file_util.h"
+#include "base/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace hwt::recorder {
+namespace {
+
+constexpr uint32_t kNoNode = 0xffffffffu;
+constexpr uint64_t kNoReturn = ~uint64_t{0};
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+
+uint64_t PairKey(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+absl::Status MakeDirectories(const std::string& dir) {
+  std::string partial;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
+      partial = dir.substr(0, i);
+      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+        return absl::InternalError(ErrnoMessage(partial, "mkdir", errno));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+GroundTruth::GroundTruth(CodeMapOptions options) : code_(std::move(options)) {}
+
+GroundTruth::~GroundTruth() = default;
+
+void GroundTruth::OnStart(const ExecutionInfo& info) { info_ = info; }
+
+void GroundTruth::OnMapping(const MappingEvent& event) {
+  absl::Status status = code_.Apply(event);
+  if (!status.ok() && status_.ok()) status_ = status;
+  // A new program: its first instruction starts a new stack.
+  if (event.type == capture::RecordType::kExecutable) have_prev_ = false;
+}
+
+void GroundTruth::OnExit(int status) { exit_status_ = status; }
+
+const FunctionTable* GroundTruth::TableFor(uint32_t image) {
+  const std::string& file = code_.images()[image].file;
+  auto it = tables_.find(file);
+  if (it == tables_.end()) {
+    auto table = FunctionTable::Load(file);
+    std::unique_ptr<FunctionTable> owned;
+    if (table.ok()) {
+      owned = std::make_unique<FunctionTable>(std::move(*table));
+    } else {
+      if (status_.ok()) status_ = table.status();
+      owned = std::make_unique<FunctionTable>(FunctionTable::FromSymbols({}));
+    }
+    it = tables_.emplace(file, std::move(owned)).first;
+  }
+  return it->second.get();
+}
+
+GroundTruth::FuncKey GroundTruth::KeyOf(uint64_t addr) {
+  if (keys_generation_ != code_.generation()) {
+    keys_.clear();
+    keys_generation_ = code_.generation();
+  }
+  auto it = keys_.find(addr);
+  if (it != keys_.end()) return it->second;
+  FuncKey key;
+  if (auto location = code_.Locate(addr)) {
+    key.image = static_cast<int32_t>(location->image);
+    key.symbol = TableFor(location->image)->Find(location->vaddr);
+  }
+  keys_.emplace(addr, key);
+  return key;
+}
+
+uint32_t GroundTruth::Intern(const std::string& name) {
+  auto it = name_ids_.find(name);
+  if (it != name_ids_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(names_.size());
+  names_.push_back(name);
+  name_ids_.emplace(name, id);
+  return id;
+}
+
+// The name of a frame entered at `addr`: its function, or for code no
+// symbol covers [IMAGE+0xVADDR] of the entry address.
+uint32_t GroundTruth::FrameName(uint64_t addr, const FuncKey& key) {
+  if (key.image < 0) return Intern("[unknown]");
+  const MappedImage& image = code_.images()[key.image];
+  if (key.symbol != FunctionTable::kNone) {
+    return Intern(TableFor(key.image)->symbols()[key.symbol].name);
+  }
+  return Intern(absl::StrFormat("[%s+0x%x]", BaseName(image.recorded_path),
+                                addr - image.bias));
+}
+
+uint32_t GroundTruth::Child(uint32_t parent, uint32_t name) {
+  uint64_t key = PairKey(parent, name);
+  auto it = children_.find(key);
+  if (it != children_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(nodes_.size());
+  nodes_.push_back(Node{parent, name, 0});
+  children_.emplace(key, id);
+  return id;
+}
+
+void GroundTruth::StartStack(uint64_t addr) {
+  stack_.clear();
+  uint32_t name = FrameName(addr, KeyOf(addr));
+  stack_.push_back(Frame{Child(kNoNode, name), kNoReturn});
+}
+
+void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
+                           uint64_t next) {
+  if (!insn) return;  // undecodable: no known control transfer
+  uint64_t fall_through = ip + insn->length;
+  switch (insn->cls) {
+    case x86::InsnClass::kCall:
+    case x86::InsnClass::kCallIndirect: {
+      uint64_t target =
+          insn->cls == x86::InsnClass::kCall ? insn->target : next;
+      uint32_t caller = nodes_[stack_.back().node].name;
+      uint32_t callee = FrameName(target, KeyOf(target));
+      ++edges_[PairKey(caller, callee)];
+      stack_.push_back(Frame{Child(stack_.back().node, callee), fall_through});
+      return;
+    }
+    case x86::InsnClass::kReturn: {
+      for (size_t i = stack_.size(); i-- > 0;) {
+        if (stack_[i].return_address == next) {
+          stack_.resize(i);
+          if (stack_.empty()) StartStack(next);
+          return;
+        }
+      }
+      stack_.pop_back();
+      if (stack_.empty()) StartStack(next);
+      return;
+    }
+    case x86::InsnClass::kJump:
+    case x86::InsnClass::kJumpIndirect:
+    case x86::InsnClass::kCondJump: {
+      uint64_t target = next;
+      if (insn->cls == x86::InsnClass::kJump) target = insn->target;
+      if (insn->cls == x86::InsnClass::kCondJump) {
+        // Taken only when execution went to the target.
+        if (next != insn->target || next == fall_through) return;
+      }
+      FuncKey target_key = KeyOf(target);
+      if (target_key == KeyOf(ip)) return;  // inside one function
+      Frame& top = stack_.back();
+      uint32_t parent = nodes_[top.node].parent;
+      top.node = Child(parent, FrameName(target, target_key));
+      return;
+    }
+    default:
+      return;  // far transfers and ordinary instructions
+  }
+}
+
+void GroundTruth::OnInstructions(absl::Span<const uint64_t> ips) {
+  for (uint64_t ip : ips) {
+    if (!have_prev_) {
+      StartStack(ip);
+      have_prev_ = true;
+    } else {
+      Transfer(prev_ip_, prev_insn_, ip);
+    }
+    ++nodes_[stack_.back().node].count;
+    prev_insn_ = code_.InsnAt(ip);
+    if (!prev_insn_) ++undecodable_;
+    prev_ip_ = ip;
+    for (int byte = 0; byte < 8; ++byte) {
+      digest_ = (digest_ ^ ((ip >> (8 * byte)) & 0xff)) * kFnvPrime;
+    }
+  }
+  instructions_ += ips.size();
+}
+
+std::string GroundTruth::FoldedStacks() const {
+  std::vector<std::string> lines;
+  for (uint32_t id = 0; id < nodes_.size(); ++id) {
+    if (nodes_[id].count == 0) continue;
+    std::vector<const std::string*> frames;
+    for (uint32_t n = id; n != kNoNode; n = nodes_[n].parent) {
+      frames.push_back(&names_[nodes_[n].name]);
+    }
+    std::string line;
+    for (size_t i = frames.size(); i-- > 0;) {
+      line += *frames[i];
+      if (i > 0) line += ';';
+    }
+    absl::StrAppend(&line, " ", nodes_[id].count);
+    lines.push_back(std::move(line));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const std::string& line : lines) absl::StrAppend(&out, line, "\n");
+  return out;
+}
+
+std::vector<FunctionCount> GroundTruth::Functions() const {
+  // Subtree sums (children are created after their parents).
+  std::vector<uint64_t> subtree(nodes_.size());
+  for (size_t id = nodes_.size(); id-- > 0;) {
+    subtree[id] += nodes_[id].count;
+    if (nodes_[id].parent != kNoNode) {
+      subtree[nodes_[id].parent] += subtree[id];
+    }
+  }
+  std::vector<uint64_t> self(names_.size());
+  std::vector<uint64_t> total(names_.size());
+  for (uint32_t id = 0; id < nodes_.size(); ++id) {
+    uint32_t name = nodes_[id].name;
+    self[name] += nodes_[id].count;
+    // Total: the subtree of the topmost frame of this function on the path
+    // (recursion counts once).
+    bool topmost = true;
+    for (uint32_t n = nodes_[id].parent; n != kNoNode; n = nodes_[n].parent) {
+      if (nodes_[n].name == name) {
+        topmost = false;
+        break;
+      }
+    }
+    if (topmost) total[name] += subtree[id];
+  }
+  std::vector<FunctionCount> result;
+  for (uint32_t name = 0; name < names_.size(); ++name) {
+    if (total[name] == 0) continue;
+    result.push_back(FunctionCount{names_[name], self[name], total[name]});
+  }
+  std::sort(result.begin(), result.end(),
+            [](const FunctionCount& a, const FunctionCount& b) {
+              return a.name < b.name;
+            });
+  return result;
+}
+
+std::vector<CallEdge> GroundTruth::CallEdges() const {
+  std::vector<CallEdge> result;
+  for (const auto& [key, count] : edges_) {
+    result.push_back(
+        CallEdge{names_[key >> 32], names_[key & 0xffffffffu], count});
+  }
+  std::sort(
+      result.begin(), result.end(), [](const CallEdge& a, const CallEdge& b) {
+        return std::tie(a.caller, a.callee) < std::tie(b.caller, b.callee);
+      });
+  return result;
+}
+
+std::string GroundTruth::SummaryJson() const {
+  nlohmann::ordered_json j;
+  j["format"] = "hwt-ground-truth";
+  j["version"] = 1;
+  j["recorder"] = info_.recorder;
+  j["command"] = info_.command;
+  j["instructions"] = instructions_;
+  j["digest"] = absl::StrFormat("fnv1a64:%016x", digest_);
+  if (exit_status_) {
+    j["exit_status"] = *exit_status_;
+  } else {
+    j["exit_status"] = nullptr;
+  }
+  j["undecodable_instructions"] = undecodable_;
+  nlohmann::ordered_json functions = nlohmann::ordered_json::array();
+  for (const FunctionCount& f : Functions()) {
+    functions.push_back(
+        {{"name", f.name}, {"self", f.self}, {"total", f.total}});
+  }
+  j["functions"] = std::move(functions);
+  nlohmann::ordered_json edges = nlohmann::ordered_json::array();
+  for (const CallEdge& e : CallEdges()) {
+    edges.push_back(
+        {{"caller", e.caller}, {"callee", e.callee}, {"count", e.count}});
+  }
+  j["call_edges"] = std::move(edges);
+  nlohmann::ordered_json images = nlohmann::ordered_json::array();
+  for (const MappedImage& image : code_.images()) {
+    images.push_back({{"path", image.recorded_path},
+                      {"file", image.file},
+                      {"bias", absl::StrFormat("0x%x", image.bias)}});
+  }
+  j["images"] = std::move(images);
+  return j.dump(2) + "\n";
+}
+
+absl::Status GroundTruth::Write(const std::string& dir) const {
+  HWT_RETURN_IF_ERROR(MakeDirectories(dir));
+  HWT_RETURN_IF_ERROR(
+      WriteFileAtomically(dir + "/summary.json", SummaryJson()));
+  return WriteFileAtomically(dir + "/folded.txt", FoldedStacks());
+}
+
+}  // namespace hwt::recorder
