@@ -1,8 +1,6 @@
 // SPE decode entry points; see decoder.h.
 #include "decoders/spe/decoder.h"
 
-#include <bit>
-
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "decoders/spe/listing.h"
@@ -10,9 +8,6 @@
 
 namespace hwt::spe {
 namespace {
-
-static_assert(std::endian::native == std::endian::little,
-              "packet.h reads little-endian payloads with memcpy");
 
 // Checks a buffer's chunks against its file before anything is decoded.
 absl::Status CheckChunks(const capture::Capture& capture, size_t buffer,
