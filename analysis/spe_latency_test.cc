@@ -41,29 +41,19 @@ TEST(SpeLatencyTest, SkewedSmallSample) {
   EXPECT_EQ(d.sum(), 276u);
 }
 
-TEST(SpeLatencyTest, BucketsAboveExactRangeAreWithinOneThirtySecond) {
-  EXPECT_EQ(LatencyDistribution::Bucket(255), 255);
-  EXPECT_EQ(LatencyDistribution::Bucket(256), 256);
-  EXPECT_EQ(LatencyDistribution::BucketLowerBound(256), 256u);
-  // 300: msb 8, next five bits 00101 -> bucket 256 + 5, lower bound 296.
-  EXPECT_EQ(LatencyDistribution::Bucket(300), 261);
-  EXPECT_EQ(LatencyDistribution::BucketLowerBound(261), 296u);
-  EXPECT_EQ(LatencyDistribution::Bucket(65535),
-            LatencyDistribution::kBuckets - 1);
-  for (uint32_t v = 256; v <= 65535; v += 7) {
-    uint32_t low =
-        LatencyDistribution::BucketLowerBound(LatencyDistribution::Bucket(v));
-    EXPECT_LE(low, v);
-    EXPECT_LE(v - low, v / 32) << v;
-  }
-  // Percentiles of large values round down to their bucket, clamped to
-  // [min, max].
+TEST(SpeLatencyTest, LargeValuesAreExact) {
   LatencyDistribution d;
-  for (int i = 0; i < 9; ++i) d.Add(1000);  // bucket [992, 1024)
-  d.Add(5000);                              // bucket [4992, 5120)
-  EXPECT_EQ(d.Percentile(50), 1000u);       // clamped up to min
-  EXPECT_EQ(d.Percentile(95), 4992u);
-  EXPECT_EQ(d.max(), 5000u);
+  for (int i = 0; i < 9; ++i) d.Add(1000);
+  d.Add(5000);
+  d.Add(65535);
+  // 11 values: p50 = rank 6 = 1000, p90 = rank ceil(9.9) = 10 = 5000.
+  EXPECT_EQ(d.Percentile(50), 1000u);
+  EXPECT_EQ(d.Percentile(90), 5000u);
+  EXPECT_EQ(d.Percentile(99), 65535u);
+  EXPECT_EQ(d.max(), 65535u);
+  EXPECT_EQ(d.min(), 1000u);
+  EXPECT_EQ(d.distinct_values(), 3u);
+  EXPECT_EQ(d.sum(), 9000u + 5000u + 65535u);
 }
 
 TEST(SpeLatencyTest, MergeAddsEverything) {

@@ -269,4 +269,23 @@ SpeProfile SpeProfileBuilder::Finish() {
   return out;
 }
 
+absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver,
+    const spe::DecodeOptions& options) {
+  SpeAddressMap map(&timeline, capture.manifest().buffers.size(),
+                    SpeAddressMap::LoadImageSegments(timeline));
+  spe::CpuModel cpu =
+      spe::IdentifyCpu(options.midr.value_or(capture.manifest().cpu.midr));
+  SpeProfileBuilder builder(&map, resolver, cpu);
+  spe::DecodeOptions decode = options;
+  decode.deliver_partial_records = true;  // counted by the builder
+  auto stats = spe::DecodeCapture(capture, builder, decode);
+  if (!stats.ok()) return stats.status();
+  SpeCaptureProfile out;
+  out.profile = builder.Finish();
+  out.stats = std::move(*stats);
+  return out;
+}
+
 }  // namespace hwt::analysis

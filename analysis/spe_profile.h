@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "analysis/function_resolver.h"
 #include "analysis/spe_address_map.h"
 #include "analysis/spe_latency.h"
@@ -186,6 +187,19 @@ class SpeProfileBuilder : public spe::RecordSink {
   absl::flat_hash_map<uint64_t, SpeSampleCounters> pages_;
   absl::flat_hash_map<InstructionKey, SpeSampleCounters> data_addresses_;
 };
+
+// Decodes every buffer of an SPE capture straight into a profile: addresses
+// mapped with `timeline` (built from the same capture; the PT_LOAD segments
+// of its readable images are read for data addresses), functions from
+// `resolver` (may be null).
+struct SpeCaptureProfile {
+  SpeProfile profile;
+  spe::CaptureStats stats;
+};
+absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver,
+    const spe::DecodeOptions& options = {});
 
 }  // namespace hwt::analysis
 

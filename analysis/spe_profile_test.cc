@@ -4,8 +4,11 @@
 #include "analysis/spe_profile.h"
 
 #include <map>
+#include <memory>
 #include <string>
 
+#include "base/file_util.h"
+#include "capture/capture.h"
 #include "decoders/spe/encoder.h"
 #include "decoders/spe/events.h"
 #include "gtest/gtest.h"
@@ -293,6 +296,33 @@ TEST_F(SpeProfileTest, DataHotSpots) {
   ASSERT_EQ(p.data_addresses.size(), 100u);
   EXPECT_EQ(p.data_addresses[0].address, (SpeImageAddress{lib_, 0x30008}));
   EXPECT_EQ(p.data_addresses[99].address, (SpeImageAddress{lib_, 0x30320}));
+}
+
+TEST_F(SpeProfileTest, WholeCaptureGivesTheSameProfile) {
+  auto dir = TempDir::Create("spe_profile_test");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_TRUE(WriteFileAtomically(dir->path() + "/cpu0.spe", Stream()).ok());
+  capture::Manifest manifest;
+  manifest.backend = capture::Backend::kSpe;
+  manifest.cpu.midr = 0x413fd0c1;
+  capture::BufferInfo buffer;
+  buffer.file = "cpu0.spe";
+  manifest.buffers = {buffer};
+  capture::Capture capture(capture::InputKind::kBundleDirectory, dir->path(),
+                           dir->path(), manifest, {}, {}, std::nullopt);
+  // Images have no files here: data addresses map through the regions only.
+  auto result = ProfileSpeCapture(capture, timeline_, &resolver_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const SpeProfile& p = result->profile;
+  EXPECT_EQ(result->stats.total.records, 140u);
+  EXPECT_EQ(result->stats.total.partial_records, 1u);
+  EXPECT_EQ(p.samples, 140u);
+  EXPECT_EQ(p.partial_records, 1u);
+  EXPECT_EQ(p.samples_in_images, 135u);
+  EXPECT_EQ(p.data_addresses_in_images, 0u);  // .data is not executable
+  ASSERT_EQ(p.functions.size(), 6u);
+  EXPECT_EQ(p.functions[0].breakdown.latencies.total.Percentile(90), 90u);
+  EXPECT_EQ(p.cpu.name, "Neoverse N1");
 }
 
 TEST(SpeProfileNoImagesTest, EverythingStaysRaw) {
