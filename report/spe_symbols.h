@@ -1,7 +1,7 @@
 // Names for SPE reports: function names and data symbols by (image, ELF
 // vaddr), asked once per unique address at report time. SpeSymbolSource is
-// what the reports need; SymbolizerSymbolSource provides it from the
-// project's Symbolizer, tests fake it.
+// what the reports need; SymbolizerSymbolSource (spe_symbolizer_source.h)
+// provides it from the project's Symbolizer, tests fake it.
 #ifndef HWT_REPORT_SPE_SYMBOLS_H_
 #define HWT_REPORT_SPE_SYMBOLS_H_
 
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "analysis/spe_profile.h"
-#include "symbolizer/symbolizer.h"
 
 namespace hwt::report {
 
@@ -30,23 +29,6 @@ class SpeSymbolSource {
   // The symbol of image `image` containing data address `vaddr`, if any.
   virtual std::optional<SpeSymbol> DataSymbolAt(uint32_t image,
                                                 uint64_t vaddr) = 0;
-};
-
-// Adapts the Symbolizer (images registered under the address-space
-// timeline's indices). The Symbolizer answers function symbols only:
-// DataSymbolAt() finds data inside code symbols (literal pools, jump tables)
-// and nothing for STT_OBJECT variables until the Symbolizer offers a
-// data-symbol lookup.
-class SymbolizerSymbolSource : public SpeSymbolSource {
- public:
-  explicit SymbolizerSymbolSource(symbolizer::Symbolizer* symbolizer)
-      : symbolizer_(symbolizer) {}
-  std::string FunctionName(uint32_t image, uint64_t start) override;
-  std::optional<SpeSymbol> DataSymbolAt(uint32_t image,
-                                        uint64_t vaddr) override;
-
- private:
-  symbolizer::Symbolizer* symbolizer_;
 };
 
 // Display names shared by the SPE reports.
