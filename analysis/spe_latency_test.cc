@@ -1,5 +1,5 @@
-// Latency distributions: exact statistics and percentiles checked by hand on
-// small and bucketed values, and merging.
+// Latency distributions: count, sum, min, max and exact nearest-rank
+// percentiles checked by hand, large values, and merging.
 #include "analysis/spe_latency.h"
 
 #include "gtest/gtest.h"
