@@ -1,0 +1,43 @@
+// Symbol names for SPE reports; see spe_symbols.h.
+#include "report/spe_symbols.h"
+
+#include "absl/strings/str_format.h"
+
+namespace hwt::report {
+
+std::string SpeNames::ImageName(uint32_t image) const {
+  if (image >= profile_.images.size()) return "[unknown]";
+  const std::string& path = profile_.images[image].path;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string SpeNames::FunctionName(const analysis::SpeFunction& function) {
+  const analysis::SpeFunctionKey& key = function.key;
+  if (key.image == analysis::kSpeNoImage) {
+    return key.start == analysis::kSpeUnknownKernelCode ? "[kernel]"
+                                                        : "[unknown]";
+  }
+  if (!key.resolved) return absl::StrFormat("[%s]", ImageName(key.image));
+  std::string name;
+  if (symbols_ != nullptr) name = symbols_->FunctionName(key.image, key.start);
+  if (name.empty()) {
+    name = absl::StrFormat("[%s+0x%x]", ImageName(key.image), key.start);
+  }
+  return name;
+}
+
+std::string SpeNames::InstructionName(
+    const analysis::SpeInstruction& instruction) {
+  const analysis::SpeImageAddress& a = instruction.address;
+  if (a.image == analysis::kSpeNoImage) return absl::StrFormat("0x%x", a.vaddr);
+  const analysis::SpeFunction& function =
+      profile_.functions[instruction.function];
+  if (!function.key.resolved) {
+    return absl::StrFormat("[%s+0x%x]", ImageName(a.image), a.vaddr);
+  }
+  return absl::StrFormat("%s+0x%x", FunctionName(function),
+                         a.vaddr - function.key.start);
+}
+
+}  // namespace hwt::report
