@@ -62,8 +62,10 @@ ScriptRun RunScript(const std::string& body) {
   const size_t n = run.script.events.size();
   std::vector<size_t> all;
   for (size_t cut = 0; cut <= n; ++cut) {
-    EXPECT_EQ(ProfileToText(BuildProfileInSegments(run.script, {cut})),
-              sequential)
+    EXPECT_EQ(testing::FirstDifference(
+                  ProfileToText(BuildProfileInSegments(run.script, {cut})),
+                  sequential),
+              "")
         << "cut before event " << cut;
     if (cut > 0 && cut < n) all.push_back(cut);
   }

@@ -358,15 +358,16 @@ void FeedEvents(const std::vector<ScriptEvent>& events, EventSink& sink,
   flush();
 }
 
-Profile BuildProfile(const EventScript& script) {
+Profile BuildProfile(const EventScript& script, size_t max_batch) {
   FakeResolver resolver(script.functions);
   ProfileBuilder builder(script.timeline, resolver, script.options);
-  FeedEvents(script.events, builder);
+  FeedEvents(script.events, builder, max_batch);
   return builder.Finish();
 }
 
 Profile BuildProfileInSegments(const EventScript& script,
-                               const std::vector<size_t>& cuts) {
+                               const std::vector<size_t>& cuts,
+                               size_t max_batch) {
   FakeResolver resolver(script.functions);
   ProfileMerger merger;
   size_t begin = 0;
@@ -376,7 +377,7 @@ Profile BuildProfileInSegments(const EventScript& script,
     options.segment = true;
     ProfileBuilder builder(script.timeline, resolver, options);
     FeedEvents({script.events.begin() + begin, script.events.begin() + end},
-               builder);
+               builder, max_batch);
     merger.Append(builder.FinishSegment());
     begin = end;
   }
@@ -395,6 +396,18 @@ std::map<std::string, uint64_t> StackWeights(const EventScript& script,
     if (n.frame.kind != FrameKind::kGap && w != 0) out[names[i]] += w;
   }
   return out;
+}
+
+std::string FirstDifference(const std::string& actual,
+                            const std::string& expected) {
+  if (actual == expected) return "";
+  const std::vector<absl::string_view> a = absl::StrSplit(actual, '\n');
+  const std::vector<absl::string_view> e = absl::StrSplit(expected, '\n');
+  size_t i = 0;
+  while (i < a.size() && i < e.size() && a[i] == e[i]) ++i;
+  return absl::StrCat("line ", i + 1,
+                      ":\n  actual:   ", i < a.size() ? a[i] : "<end>",
+                      "\n  expected: ", i < e.size() ? e[i] : "<end>");
 }
 
 }  // namespace hwt::analysis::testing

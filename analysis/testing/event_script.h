@@ -104,13 +104,14 @@ void FeedEvents(const std::vector<ScriptEvent>& events, EventSink& sink,
                 size_t max_batch = 64);
 
 // Builds the profile of a script sequentially.
-Profile BuildProfile(const EventScript& script);
+Profile BuildProfile(const EventScript& script, size_t max_batch = 64);
 
 // Builds it as parallel decoding would: the events cut before each index in
 // `cuts` (ascending), each piece run by its own segment builder, the pieces
 // merged in order.
 Profile BuildProfileInSegments(const EventScript& script,
-                               const std::vector<size_t>& cuts);
+                               const std::vector<size_t>& cuts,
+                               size_t max_batch = 64);
 
 // The weights of exactly-that-stack (root first, ';'-joined names, [gap]
 // leaves and zero weights left out), summed by name text: what folded
@@ -118,6 +119,12 @@ Profile BuildProfileInSegments(const EventScript& script,
 std::map<std::string, uint64_t> StackWeights(const EventScript& script,
                                              const CallTree& tree,
                                              bool time = false);
+
+// "" when equal, else the first line where `actual` differs from
+// `expected`, with its number (gtest's own diff of large texts is far too
+// slow).
+std::string FirstDifference(const std::string& actual,
+                            const std::string& expected);
 
 }  // namespace hwt::analysis::testing
 
