@@ -180,6 +180,25 @@ absl::StatusOr<EventScript> ParseEventScript(std::string_view text) {
                                   std::string(line.words[4])});
       continue;
     }
+    if (op == "code") {
+      auto image = Word(line, 1);
+      auto vaddr = Word(line, 2);
+      if (!image.ok()) return image.status();
+      if (!vaddr.ok()) return vaddr.status();
+      ScriptCode code{static_cast<uint32_t>(*image), *vaddr, {}};
+      for (size_t i = 3; i < line.words.size(); ++i) {
+        const absl::string_view hex = line.words[i];
+        if (hex.size() % 2 != 0) return LineError(line, "odd hex digits");
+        for (size_t j = 0; j < hex.size(); j += 2) {
+          std::optional<uint64_t> byte =
+              ParseNumber(absl::StrCat("0x", hex.substr(j, 2)));
+          if (!byte) return LineError(line, absl::StrCat("bad hex ", hex));
+          code.bytes.push_back(static_cast<uint8_t>(*byte));
+        }
+      }
+      script.code.push_back(std::move(code));
+      continue;
+    }
     if (op == "option") {
       if (line.words.size() == 2 && line.words[1] == "per_context") {
         script.options.per_context = true;
@@ -308,6 +327,23 @@ const ScriptFunction* FakeResolver::Find(uint32_t image, uint64_t start) const {
     }
   }
   return best;
+}
+
+absl::StatusOr<absl::Span<const uint8_t>> ScriptCodeReader::Read(
+    uint32_t region, uint64_t vaddr, size_t size) {
+  if (region >= script_.timeline.regions().size()) {
+    return absl::InvalidArgumentError("no such region");
+  }
+  const uint32_t image = script_.timeline.regions()[region].image;
+  for (const ScriptCode& code : script_.code) {
+    if (code.image == image && vaddr >= code.vaddr &&
+        vaddr < code.vaddr + code.bytes.size()) {
+      const size_t at = vaddr - code.vaddr;
+      return absl::Span<const uint8_t>(code.bytes)
+          .subspan(at, std::min(size, code.bytes.size() - at));
+    }
+  }
+  return absl::NotFoundError(absl::StrFormat("no code at 0x%x", vaddr));
 }
 
 std::string ScriptFrameName(const EventScript& script, const FrameKey& key) {

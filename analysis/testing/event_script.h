@@ -9,6 +9,8 @@
 //                                        stream) from trace position P
 //   unmap REGION [buffer=N] [at=P]
 //   function IMAGE START END NAME        a symbol [START, END) in ELF vaddrs
+//   code IMAGE VADDR HEX...              code bytes of the image at VADDR
+//                                        (hex pairs, spaces allowed)
 //   option per_context                   ProfileOptions::per_context
 //   stream N                             following events go to stream N
 //   block IP LAST NINSN KIND [next=A] [time=T] [region=R] [offset=O]
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "analysis/block_expansion.h"
 #include "analysis/frame.h"
 #include "analysis/function_resolver.h"
 #include "analysis/profile.h"
@@ -60,10 +63,17 @@ struct ScriptEvent {
   Event event;
 };
 
+struct ScriptCode {
+  uint32_t image = 0;
+  uint64_t vaddr = 0;
+  std::vector<uint8_t> bytes;
+};
+
 struct EventScript {
   capture::AddressSpaceTimeline timeline;
   std::vector<std::string> image_names;
   std::vector<ScriptFunction> functions;
+  std::vector<ScriptCode> code;
   ProfileOptions options;
   std::vector<ScriptEvent> events;
 };
@@ -92,6 +102,18 @@ class FakeResolver : public FunctionResolver {
   std::vector<ScriptFunction> functions_;
   uint64_t calls_ = 0;
   std::map<std::pair<uint32_t, uint64_t>, int> per_address_;
+};
+
+// Code bytes from the script's "code" lines.
+class ScriptCodeReader : public CodeReader {
+ public:
+  explicit ScriptCodeReader(const EventScript& script) : script_(script) {}
+  absl::StatusOr<absl::Span<const uint8_t>> Read(uint32_t region,
+                                                 uint64_t vaddr,
+                                                 size_t size) override;
+
+ private:
+  const EventScript& script_;
 };
 
 // Frame names by docs/call-stacks.md from the script's symbols and image
