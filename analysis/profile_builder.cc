@@ -56,6 +56,20 @@ struct RawBlockKey {
   }
 };
 
+// The block that followed a block last time, by the event's own fields:
+// in loops the successor repeats, and a hit saves the lookups of BlockOf.
+// Only for events that name their region (the lookup by position is not
+// memoized).
+struct SuccessorMemo {
+  uint64_t ip = 0;
+  uint64_t last_ip = 0;
+  uint32_t ninsn = 0;
+  uint32_t event_region = 0;  // 0: no memo
+  BranchKind branch = BranchKind::kNone;
+  Isa isa = Isa::kUnknown;
+  uint32_t block = kNone;
+};
+
 struct StreamState {
   bool seen = false;
   size_t buffer = ~size_t{0};
@@ -104,7 +118,8 @@ class ProfileBuilder::Impl : public BaseHandler {
   std::unique_ptr<SegmentData> data_;
   StackMachine machine_;
 
-  std::vector<StreamState> streams_;
+  // By stream id (ids come from decoders; a map keeps a stray id cheap).
+  absl::flat_hash_map<uint32_t, StreamState> streams_;
   struct ThreadKey {
     uint32_t stream;
     uint64_t context;
@@ -117,6 +132,7 @@ class ProfileBuilder::Impl : public BaseHandler {
   };
   absl::flat_hash_map<ThreadKey, uint32_t> thread_index_;
   absl::flat_hash_map<RawBlockKey, uint32_t> raw_blocks_;
+  std::vector<SuccessorMemo> successors_;  // by block id
   // (buffer, changes applied, ip) -> region, for events without a region.
   absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
       region_cache_;
@@ -125,7 +141,6 @@ class ProfileBuilder::Impl : public BaseHandler {
 };
 
 StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
-  if (id >= streams_.size()) streams_.resize(size_t{id} + 1);
   StreamState& s = streams_[id];
   if (!s.seen) {
     s.seen = true;
@@ -269,12 +284,34 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   }
   ++stats.blocks;
   stats.instructions += e.ninsn;
-  const auto [block, region] = BlockOf(s, e);
-  if (region == kNoRegion) ++stats.unknown_region_blocks;
+  ThreadState& t = data_->threads[s.thread];
+  uint32_t block = kNone;
+  SuccessorMemo* memo = nullptr;
+  if (t.last_block != kNone && e.region != 0) {
+    if (t.last_block >= successors_.size()) {
+      successors_.resize(data_->store.blocks().size());
+    }
+    memo = &successors_[t.last_block];
+    if (memo->event_region == e.region && memo->ip == e.ip &&
+        memo->last_ip == e.last_ip && memo->ninsn == e.ninsn &&
+        memo->branch == e.branch && memo->isa == e.isa) {
+      block = memo->block;
+    }
+  }
+  if (block == kNone) {
+    const auto [found, region] = BlockOf(s, e);
+    block = found;
+    if (region == kNoRegion) ++stats.unknown_region_blocks;
+    // Only a region the event named and that holds its ip is memoized, so a
+    // hit needs neither the check nor the statistics again.
+    if (memo != nullptr && region == e.region - 1) {
+      *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
+                            e.branch, e.isa,     block};
+    }
+  }
   ++data_->store.blocks()[block].count;
   ResolveTime(s, e);
 
-  ThreadState& t = data_->threads[s.thread];
   const Target target{block, e.ip, e.last_ip};
   if (t.unknown_start) {
     t.unknown_start = false;
@@ -400,11 +437,16 @@ FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {
 }
 
 std::unique_ptr<SegmentData> ProfileBuilder::Impl::TakeData() {
-  for (StreamState& s : streams_) {
-    if (!s.seen) continue;
+  for (auto& [id, s] : streams_) {
     s.segment.pending = s.pending;
     data_->streams.push_back(s.segment);
   }
+  // Map order is arbitrary; the merger treats streams independently, but
+  // keep segment data deterministic.
+  std::sort(data_->streams.begin(), data_->streams.end(),
+            [](const StreamSegment& a, const StreamSegment& b) {
+              return a.id < b.id;
+            });
   return std::move(data_);
 }
 

@@ -240,10 +240,9 @@ Profile FinishProfile(const ProfileStore& store,
     out.time = b.time;
     profile.blocks.push_back(out);
   }
-  for (const auto& [key, count] : store.edges()) {
+  for (const EdgeRecord& e : store.edges()) {
     profile.edges.push_back(
-        BlockEdge{finisher.Rank(static_cast<uint32_t>(key >> 32)),
-                  finisher.Rank(static_cast<uint32_t>(key)), count});
+        BlockEdge{finisher.Rank(e.from), finisher.Rank(e.to), e.count});
   }
   std::sort(profile.edges.begin(), profile.edges.end(),
             [](const BlockEdge& a, const BlockEdge& b) {

@@ -192,9 +192,8 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     to.time += from.time;
     rm.SetBlock(b, id);
   }
-  for (const auto& [key, count] : seg.store.edges()) {
-    store_.AddEdge(rm.Block(static_cast<uint32_t>(key >> 32)),
-                   rm.Block(static_cast<uint32_t>(key)), count);
+  for (const internal::EdgeRecord& e : seg.store.edges()) {
+    store_.AddEdge(rm.Block(e.from), rm.Block(e.to), e.count);
   }
 
   // The first block, disable or gap of a stream settles the timing weight

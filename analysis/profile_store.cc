@@ -12,6 +12,7 @@ std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
     BlockRecord record;
     record.key = key;
     blocks_.push_back(record);
+    memo_.emplace_back();
   }
   return {it->second, inserted};
 }
@@ -35,13 +36,31 @@ uint32_t ProfileStore::Child(uint32_t parent, const FrameKey& key) {
 }
 
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
+  BlockMemo& memo = memo_[block];
+  if (memo.slot_node == node) return memo.slot;
   auto [it, inserted] = slot_index_.try_emplace(
       (uint64_t{node} << 32) | block, static_cast<uint32_t>(slots_.size()));
   if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
+  memo.slot_node = node;
+  memo.slot = it->second;
   return it->second;
 }
 
+void ProfileStore::AddEdge(uint32_t from, uint32_t to, uint64_t count) {
+  BlockMemo& memo = memo_[from];
+  if (memo.edge_to != to) {
+    auto [it, inserted] = edge_index_.try_emplace(
+        (uint64_t{from} << 32) | to, static_cast<uint32_t>(edges_.size()));
+    if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
+    memo.edge_to = to;
+    memo.edge = it->second;
+  }
+  edges_[memo.edge].count += count;
+}
+
 uint32_t ProfileStore::PathChild(uint32_t parent, uint32_t block) {
+  BlockMemo& memo = memo_[block];
+  if (memo.path_parent == parent) return memo.path_child;
   auto [it, inserted] = path_index_.try_emplace(
       (uint64_t{parent} << 32) | block, static_cast<uint32_t>(paths_.size()));
   if (inserted) {
@@ -52,6 +71,8 @@ uint32_t ProfileStore::PathChild(uint32_t parent, uint32_t block) {
     path.depth = paths_[parent].depth + 1;
     paths_.push_back(path);
   }
+  memo.path_parent = parent;
+  memo.path_child = it->second;
   return it->second;
 }
 

@@ -82,6 +82,12 @@ struct SlotRecord {
   uint64_t time = 0;
 };
 
+struct EdgeRecord {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  uint64_t count = 0;
+};
+
 class ProfileStore {
  public:
   static constexpr uint32_t kPathRoot = 0;
@@ -99,9 +105,7 @@ class ProfileStore {
   // The counters of (node, block), created on first use.
   uint32_t Slot(uint32_t node, uint32_t block);
 
-  void AddEdge(uint32_t from, uint32_t to, uint64_t count) {
-    edges_[(uint64_t{from} << 32) | to] += count;
-  }
+  void AddEdge(uint32_t from, uint32_t to, uint64_t count);
 
   // The path `parent` extended by `block`, created on first use.
   uint32_t PathChild(uint32_t parent, uint32_t block);
@@ -115,10 +119,7 @@ class ProfileStore {
   const std::vector<SlotRecord>& slots() const { return slots_; }
   std::vector<PathRecord>& paths() { return paths_; }
   const std::vector<PathRecord>& paths() const { return paths_; }
-  // (from << 32 | to) -> count.
-  const absl::flat_hash_map<uint64_t, uint64_t>& edges() const {
-    return edges_;
-  }
+  const std::vector<EdgeRecord>& edges() const { return edges_; }
 
  private:
   struct ChildKey {
@@ -131,13 +132,27 @@ class ProfileStore {
     }
   };
 
+  // Per block, the last answer of Slot, PathChild and AddEdge for it: in
+  // loops the same (node, block), (path, block) and (block, successor)
+  // come back over and over, and a memo hit saves a hash-table probe.
+  struct BlockMemo {
+    uint32_t slot_node = kNone;
+    uint32_t slot = kNone;
+    uint32_t path_parent = kNone;
+    uint32_t path_child = kNone;
+    uint32_t edge_to = kNone;
+    uint32_t edge = kNone;
+  };
+
   std::vector<BlockRecord> blocks_;
+  std::vector<BlockMemo> memo_;
   absl::flat_hash_map<BlockKey, uint32_t> block_index_;
   std::vector<NodeRecord> nodes_;
   absl::flat_hash_map<ChildKey, uint32_t> children_;
   std::vector<SlotRecord> slots_;
   absl::flat_hash_map<uint64_t, uint32_t> slot_index_;
-  absl::flat_hash_map<uint64_t, uint64_t> edges_;
+  std::vector<EdgeRecord> edges_;
+  absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
   std::vector<PathRecord> paths_;
   absl::flat_hash_map<uint64_t, uint32_t> path_index_;
 };
