@@ -10,6 +10,10 @@
 // does not know the stack the stream had there, so it records what it does
 // to that unknown stack; ProfileMerger applies the segments in order and
 // yields exactly the profile a sequential builder gives.
+//
+// A builder is not thread-safe: each decoding worker has its own. The
+// FunctionResolver is called from the builder's thread, once per unique
+// address per builder; share one between workers only if it is thread-safe.
 #ifndef HWT_ANALYSIS_PROFILE_BUILDER_H_
 #define HWT_ANALYSIS_PROFILE_BUILDER_H_
 

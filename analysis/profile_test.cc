@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/block_expansion.h"
+#include "analysis/branches.h"
 #include "analysis/hot_paths.h"
 #include "analysis/loops.h"
 #include "analysis/testing/event_script.h"
@@ -88,6 +89,21 @@ TEST(ProfileTest, BlocksAndEdges) {
               ElementsAre(std::make_tuple(0, 1, 1), std::make_tuple(1, 1, 2),
                           std::make_tuple(1, 2, 1), std::make_tuple(2, 4, 1),
                           std::make_tuple(3, 0, 1)));
+}
+
+TEST(ProfileTest, TakenBranchEdges) {
+  Fixture f = Build(kCountdown);
+  std::vector<std::tuple<uint64_t, uint64_t, BranchKind, uint64_t>> taken;
+  for (const BranchEdge& e : TakenBranches(f.profile)) {
+    taken.emplace_back(e.from, e.to, e.kind, e.count);
+  }
+  // The jne's four taken passes (from two unique blocks) are one edge; the
+  // last block's jne fell through and is not a taken edge.
+  EXPECT_THAT(
+      taken, ElementsAre(
+                 std::make_tuple(0x401008, 0x401005, BranchKind::kCondTaken, 4),
+                 std::make_tuple(0x40100b, 0x402005, BranchKind::kReturn, 1),
+                 std::make_tuple(0x402000, 0x401000, BranchKind::kCall, 1)));
 }
 
 TEST(ProfileTest, InstructionCountsAndBranchOutcomes) {
