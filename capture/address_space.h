@@ -55,6 +55,8 @@ class AddressSpaceTimeline {
  public:
   const std::vector<Image>& images() const { return images_; }
   const std::vector<Region>& regions() const { return regions_; }
+  // Number of buffers the timeline has changes for (SetBufferCount).
+  size_t buffer_count() const { return changes_.size(); }
   // Ordered (by position) changes for one buffer (index into
   // manifest().buffers).
   const std::vector<AddressSpaceChange>& changes(size_t buffer_index) const {

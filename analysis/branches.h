@@ -1,0 +1,32 @@
+// Taken branch edges by instruction, for reports and PGO inputs (BOLT,
+// AutoFDO, llvm-profgen): from a block's final near branch to where control
+// went, summed over unique blocks. Not-taken conditional branches (also
+// those inside blocks) are in BlockExpansion's InstructionStats.
+#ifndef HWT_ANALYSIS_BRANCHES_H_
+#define HWT_ANALYSIS_BRANCHES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/profile.h"
+
+namespace hwt::analysis {
+
+struct BranchEdge {
+  uint32_t from_image = kNoImage;
+  uint64_t from = 0;  // ELF vaddr of the branch instruction
+  uint32_t to_image = kNoImage;
+  uint64_t to = 0;  // ELF vaddr of the target
+  BranchKind kind = BranchKind::kNone;
+  uint64_t count = 0;
+};
+
+// Edges of taken near branches (taken conditionals, jumps, calls,
+// returns), sorted by (from_image, from, to_image, to). Far transfers are
+// left out: with user-only tracing their successor is only where the
+// thread resumed.
+std::vector<BranchEdge> TakenBranches(const Profile& profile);
+
+}  // namespace hwt::analysis
+
+#endif  // HWT_ANALYSIS_BRANCHES_H_

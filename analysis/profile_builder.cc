@@ -1,0 +1,484 @@
+// ProfileBuilder: events -> per-thread stacks and aggregates (see
+// profile_builder.h). Address lookups (region, function) happen once per
+// unique block; the per-block work is the stack rule plus a few counters.
+#include "analysis/profile_builder.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "analysis/profile_store.h"
+#include "analysis/segment_data.h"
+#include "analysis/stack_machine.h"
+
+namespace hwt::analysis {
+
+using internal::BaseHandler;
+using internal::BaseOp;
+using internal::BaseOpKind;
+using internal::BlockKey;
+using internal::BlockRecord;
+using internal::Frame;
+using internal::kNone;
+using internal::NodeType;
+using internal::PendingKind;
+using internal::SegmentData;
+using internal::StackMachine;
+using internal::StreamSegment;
+using internal::Target;
+using internal::ThreadState;
+using internal::TimePending;
+
+ProfileSegment::ProfileSegment() = default;
+ProfileSegment::ProfileSegment(std::unique_ptr<SegmentData> data)
+    : data_(std::move(data)) {}
+ProfileSegment::ProfileSegment(ProfileSegment&&) noexcept = default;
+ProfileSegment& ProfileSegment::operator=(ProfileSegment&&) noexcept = default;
+ProfileSegment::~ProfileSegment() = default;
+
+namespace {
+
+// The block as the decoder reported it, before mapping to (image, vaddr).
+struct RawBlockKey {
+  uint32_t region;
+  uint32_t ninsn;
+  uint64_t ip;
+  uint64_t last_ip;
+  BranchKind end;
+  Isa isa;
+  friend bool operator==(const RawBlockKey&, const RawBlockKey&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const RawBlockKey& k) {
+    return H::combine(std::move(h), k.region, k.ninsn, k.ip, k.last_ip, k.end,
+                      k.isa);
+  }
+};
+
+// The block that followed a block last time, by the event's own fields:
+// in loops the successor repeats, and a hit saves the lookups of BlockOf.
+// Only for events that name their region (the lookup by position is not
+// memoized).
+struct SuccessorMemo {
+  uint64_t ip = 0;
+  uint64_t last_ip = 0;
+  uint32_t ninsn = 0;
+  uint32_t event_region = 0;  // 0: no memo
+  BranchKind branch = BranchKind::kNone;
+  Isa isa = Isa::kUnknown;
+  uint32_t block = kNone;
+};
+
+struct StreamState {
+  bool seen = false;
+  size_t buffer = ~size_t{0};
+  uint32_t thread = kNone;  // current thread
+  bool context_known = false;
+  uint64_t context = 0;
+  TimePending pending;
+  StreamSegment segment;  // what the merger needs (segment mode)
+};
+
+}  // namespace
+
+class ProfileBuilder::Impl : public BaseHandler {
+ public:
+  Impl(const capture::AddressSpaceTimeline& timeline,
+       FunctionResolver& resolver, ProfileOptions options)
+      : timeline_(timeline),
+        resolver_(resolver),
+        options_(std::move(options)),
+        data_(std::make_unique<SegmentData>()),
+        machine_(data_->store, this) {}
+
+  void OnEvents(uint32_t stream_id, absl::Span<const Event> events);
+  std::unique_ptr<SegmentData> TakeData();
+  uint64_t resolver_calls() const { return resolver_calls_; }
+  bool segment() const { return options_.segment; }
+
+  // BaseHandler.
+  void OnBase(ThreadState& t, BaseOpKind kind, const Target& target) override;
+
+ private:
+  StreamState& Stream(uint32_t id);
+  uint32_t Thread(uint32_t stream, uint64_t context, bool inherit);
+  void OnBlock(StreamState& s, const Event& e);
+  void OnGap(StreamState& s, const Event& e);
+  // A block, disable or gap: settles the timing weight of the last block.
+  void ResolveTime(StreamState& s, const Event& e);
+  uint32_t RegionOf(const StreamState& s, const Event& e);
+  // The unique block of a block event, and the region it ran in.
+  std::pair<uint32_t, uint32_t> BlockOf(const StreamState& s, const Event& e);
+  FunctionId FunctionOf(uint32_t image, uint64_t vaddr);
+
+  const capture::AddressSpaceTimeline& timeline_;
+  FunctionResolver& resolver_;
+  const ProfileOptions options_;
+  std::unique_ptr<SegmentData> data_;
+  StackMachine machine_;
+
+  // By stream id (ids come from decoders; a map keeps a stray id cheap).
+  absl::flat_hash_map<uint32_t, StreamState> streams_;
+  struct ThreadKey {
+    uint32_t stream;
+    uint64_t context;
+    bool inherit;
+    friend bool operator==(const ThreadKey&, const ThreadKey&) = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const ThreadKey& k) {
+      return H::combine(std::move(h), k.stream, k.context, k.inherit);
+    }
+  };
+  absl::flat_hash_map<ThreadKey, uint32_t> thread_index_;
+  absl::flat_hash_map<RawBlockKey, uint32_t> raw_blocks_;
+  std::vector<SuccessorMemo> successors_;  // by block id
+  // (buffer, changes applied, ip) -> region, for events without a region.
+  absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
+      region_cache_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> functions_;
+  uint64_t resolver_calls_ = 0;
+};
+
+StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
+  StreamState& s = streams_[id];
+  if (!s.seen) {
+    s.seen = true;
+    s.buffer = options_.stream_buffers.empty() ? id
+               : id < options_.stream_buffers.size()
+                   ? options_.stream_buffers[id]
+                   : ~size_t{0};
+    s.segment.id = id;
+    // Thread mode, or the first segment of a stream: context 0. A CPU-mode
+    // segment continues the previous segment's context until told.
+    const bool inherit = options_.segment && options_.per_context;
+    s.context_known = !inherit;
+    s.thread = Thread(id, 0, inherit);
+  }
+  return s;
+}
+
+uint32_t ProfileBuilder::Impl::Thread(uint32_t stream, uint64_t context,
+                                      bool inherit) {
+  auto [it, inserted] =
+      thread_index_.try_emplace(ThreadKey{stream, context, inherit},
+                                static_cast<uint32_t>(data_->threads.size()));
+  if (inserted) {
+    ThreadState t;
+    t.index = it->second;
+    t.stream = stream;
+    t.context = context;
+    t.inherit_context = inherit;
+    t.unknown_start = options_.segment;
+    t.root_node =
+        data_->store.NewNode(kNone, FrameKey{}, NodeType::kThreadRoot, t.index);
+    data_->threads.push_back(std::move(t));
+  }
+  return it->second;
+}
+
+void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
+                                    absl::Span<const Event> events) {
+  StreamState& s = Stream(stream_id);
+  ProfileStats& stats = data_->stats;
+  for (const Event& e : events) {
+    ++stats.events;
+    switch (e.kind) {
+      case EventKind::kBlock:
+        OnBlock(s, e);
+        break;
+      case EventKind::kGap:
+        OnGap(s, e);
+        break;
+      case EventKind::kDisabled: {
+        ++stats.disables;
+        ResolveTime(s, e);
+        ThreadState& t = data_->threads[s.thread];
+        if (t.unknown_start) {
+          t.lead.disabled = true;
+        } else {
+          t.disabled = true;
+        }
+        break;
+      }
+      case EventKind::kEnabled:
+        ++stats.enables;
+        break;
+      case EventKind::kException: {
+        ++stats.exceptions;
+        ThreadState& t = data_->threads[s.thread];
+        const uint64_t ra = e.ip != 0 ? e.ip : internal::kNoAddress;
+        if (t.unknown_start) {
+          t.lead.far_entry = std::make_pair(true, ra);
+        } else {
+          t.pending.far_entry = true;
+          t.pending.far_ra = ra;
+        }
+        break;
+      }
+      case EventKind::kExceptionReturn: {
+        ThreadState& t = data_->threads[s.thread];
+        if (t.unknown_start) {
+          t.lead.kind = PendingKind::kFarReturn;
+          t.lead.far_entry = std::make_pair(false, internal::kNoAddress);
+        } else {
+          t.pending.kind = PendingKind::kFarReturn;
+          t.pending.far_entry = false;
+          t.pending.far_ra = internal::kNoAddress;
+        }
+        break;
+      }
+      case EventKind::kPaging:
+      case EventKind::kContext:
+        ++stats.context_events;
+        if (options_.per_context &&
+            (!s.context_known || s.context != e.value)) {
+          s.context_known = true;
+          s.context = e.value;
+          s.segment.context_seen = true;
+          s.segment.context = e.value;
+          s.thread = Thread(stream_id, e.value, false);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void ProfileBuilder::Impl::ResolveTime(StreamState& s, const Event& e) {
+  if (!s.segment.resolver_seen) {
+    s.segment.resolver_seen = true;
+    s.segment.first_resolver = e.kind;
+    s.segment.first_resolver_time = e.time;
+  }
+  if (e.kind != EventKind::kGap && e.time != 0) {
+    internal::AddPendingTime(data_->store, s.pending, e.time, data_->stats);
+  }
+  s.pending = TimePending{};
+}
+
+void ProfileBuilder::Impl::OnGap(StreamState& s, const Event& e) {
+  ProfileStats& stats = data_->stats;
+  ++stats.gaps;
+  const size_t reason = static_cast<size_t>(e.reason);
+  if (reason < stats.gaps_by_reason.size()) ++stats.gaps_by_reason[reason];
+  ResolveTime(s, e);
+  ThreadState& t = data_->threads[s.thread];
+  if (t.unknown_start) {
+    // Ends the previous segment's stack (at the merge); from here on this
+    // thread's state is known: no stack.
+    t.unknown_start = false;
+    t.lead_gap = true;
+    t.stack.clear();
+    return;
+  }
+  machine_.Gap(t);
+}
+
+void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
+  ProfileStats& stats = data_->stats;
+  if (e.ninsn == 0) {
+    ++stats.malformed_blocks;
+    return;
+  }
+  ++stats.blocks;
+  stats.instructions += e.ninsn;
+  ThreadState& t = data_->threads[s.thread];
+  uint32_t block = kNone;
+  SuccessorMemo* memo = nullptr;
+  if (t.last_block != kNone && e.region != 0) {
+    if (t.last_block >= successors_.size()) {
+      successors_.resize(data_->store.blocks().size());
+    }
+    memo = &successors_[t.last_block];
+    if (memo->event_region == e.region && memo->ip == e.ip &&
+        memo->last_ip == e.last_ip && memo->ninsn == e.ninsn &&
+        memo->branch == e.branch && memo->isa == e.isa) {
+      block = memo->block;
+    }
+  }
+  if (block == kNone) {
+    const auto [found, region] = BlockOf(s, e);
+    block = found;
+    if (region == kNoRegion) ++stats.unknown_region_blocks;
+    // Only a region the event named and that holds its ip is memoized, so a
+    // hit needs neither the check nor the statistics again.
+    if (memo != nullptr && region == e.region - 1) {
+      *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
+                            e.branch, e.isa,     block};
+    }
+  }
+  ++data_->store.blocks()[block].count;
+  ResolveTime(s, e);
+
+  const Target target{block, e.ip, e.last_ip};
+  if (t.unknown_start) {
+    t.unknown_start = false;
+    OnBase(t, BaseOpKind::kContinue, target);
+  } else {
+    machine_.Transition(t, target);
+  }
+  Frame& top = t.stack.back();
+  const uint32_t slot = data_->store.Slot(top.node, block);
+  ++data_->store.slots()[slot].count;
+  machine_.AppendToPath(top, target);
+  t.last_block = block;
+  t.pending = StackMachine::PendingAfter(e.branch, e.next_ip, block);
+  t.disabled = false;
+  if (e.time != 0) {
+    data_->has_time = true;
+    s.pending = TimePending{slot, block, e.time};
+  }
+}
+
+void ProfileBuilder::Impl::OnBase(ThreadState& t, BaseOpKind kind,
+                                  const Target& target) {
+  const uint32_t id = static_cast<uint32_t>(data_->bases.size());
+  BaseOp op;
+  op.kind = kind;
+  op.target = target;
+  op.snapshot = std::move(t.stack);
+  if (kind == BaseOpKind::kContinue) op.lead = t.lead;
+  data_->bases.push_back(std::move(op));
+  t.base_ids.push_back(id);
+  Frame base;
+  base.base = true;
+  base.node = data_->store.NewNode(kNone, FrameKey{}, NodeType::kBase, id);
+  base.path = internal::kPathPendingCont;
+  t.stack.clear();
+  t.stack.push_back(base);
+}
+
+uint32_t ProfileBuilder::Impl::RegionOf(const StreamState& s, const Event& e) {
+  const auto& regions = timeline_.regions();
+  if (e.region != 0) {
+    const uint32_t index = e.region - 1;
+    if (index < regions.size() && e.ip >= regions[index].start &&
+        e.ip < regions[index].end) {
+      return index;
+    }
+    ++data_->stats.invalid_region_events;
+  }
+  if (s.buffer >= timeline_.buffer_count()) return kNoRegion;
+  const auto& changes = timeline_.changes(s.buffer);
+  const size_t applied =
+      std::upper_bound(changes.begin(), changes.end(), e.offset,
+                       [](uint64_t offset, const auto& change) {
+                         return offset < change.position;
+                       }) -
+      changes.begin();
+  auto [it, inserted] =
+      region_cache_.try_emplace({s.buffer, applied, e.ip}, kNoRegion);
+  if (inserted) {
+    // Among overlapping regions the newest (highest index) wins.
+    for (uint32_t r : timeline_.RegionsAt(s.buffer, e.offset)) {
+      if (r < regions.size() && e.ip >= regions[r].start &&
+          e.ip < regions[r].end &&
+          (it->second == kNoRegion || r > it->second)) {
+        it->second = r;
+      }
+    }
+  }
+  return it->second;
+}
+
+std::pair<uint32_t, uint32_t> ProfileBuilder::Impl::BlockOf(
+    const StreamState& s, const Event& e) {
+  const uint32_t region = RegionOf(s, e);
+  const RawBlockKey raw{region, e.ninsn, e.ip, e.last_ip, e.branch, e.isa};
+  auto [it, inserted] = raw_blocks_.try_emplace(raw, 0);
+  if (!inserted) return {it->second, region};
+
+  BlockKey key;
+  key.ninsn = e.ninsn;
+  key.end = e.branch;
+  key.isa = e.isa;
+  if (region == kNoRegion) {
+    key.image = kNoImage;
+    key.vaddr = e.ip;
+    key.last_vaddr = e.last_ip;
+  } else {
+    const capture::Region& r = timeline_.regions()[region];
+    key.image = r.image;
+    key.vaddr = e.ip - r.bias;
+    key.last_vaddr = e.last_ip - r.bias;
+  }
+  auto [id, created] = data_->store.InternBlock(key);
+  it->second = id;
+  if (created) {
+    const FunctionId fn = FunctionOf(key.image, key.vaddr);
+    const FunctionId last_fn = FunctionOf(key.image, key.last_vaddr);
+    BlockRecord& b = data_->store.blocks()[id];
+    b.fn = fn;
+    b.last_fn = last_fn;
+    b.region = region;
+  } else {
+    BlockRecord& b = data_->store.blocks()[id];
+    b.region = std::min(b.region, region);
+  }
+  return {id, region};
+}
+
+FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {
+  if (image == kNoImage) return FunctionId{};
+  auto [it, inserted] = functions_.try_emplace({image, vaddr});
+  if (inserted) {
+    ++resolver_calls_;
+    const std::optional<FunctionRange> range =
+        resolver_.FunctionAt(image, vaddr);
+    if (range && range->start <= vaddr && vaddr < range->end) {
+      it->second = {FrameKind::kFunction, image, range->start, range->end};
+    } else {
+      it->second = {FrameKind::kUnknownCode, image, 0, 0};
+    }
+  }
+  return it->second;
+}
+
+std::unique_ptr<SegmentData> ProfileBuilder::Impl::TakeData() {
+  for (auto& [id, s] : streams_) {
+    s.segment.pending = s.pending;
+    data_->streams.push_back(s.segment);
+  }
+  // Map order is arbitrary; the merger treats streams independently, but
+  // keep segment data deterministic.
+  std::sort(data_->streams.begin(), data_->streams.end(),
+            [](const StreamSegment& a, const StreamSegment& b) {
+              return a.id < b.id;
+            });
+  return std::move(data_);
+}
+
+ProfileBuilder::ProfileBuilder(const capture::AddressSpaceTimeline& timeline,
+                               FunctionResolver& resolver,
+                               ProfileOptions options)
+    : impl_(std::make_unique<Impl>(timeline, resolver, std::move(options))) {}
+
+ProfileBuilder::~ProfileBuilder() = default;
+
+void ProfileBuilder::OnEvents(uint32_t stream, absl::Span<const Event> events) {
+  impl_->OnEvents(stream, events);
+}
+
+uint64_t ProfileBuilder::resolver_calls() const {
+  return impl_->resolver_calls();
+}
+
+Profile ProfileBuilder::Finish() {
+  if (impl_->segment()) {
+    // A segment merged onto nothing: its unknown start is no stack.
+    ProfileMerger merger;
+    merger.Append(FinishSegment());
+    return merger.Finish();
+  }
+  std::unique_ptr<SegmentData> data = impl_->TakeData();
+  return internal::FinishProfile(data->store, data->threads, data->stats,
+                                 data->has_time);
+}
+
+ProfileSegment ProfileBuilder::FinishSegment() {
+  return ProfileSegment(impl_->TakeData());
+}
+
+}  // namespace hwt::analysis

@@ -1,0 +1,87 @@
+// Interning and counters of ProfileStore.
+#include "analysis/profile_store.h"
+
+namespace hwt::analysis::internal {
+
+ProfileStore::ProfileStore() { paths_.push_back(PathRecord{}); }
+
+std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
+  auto [it, inserted] =
+      block_index_.try_emplace(key, static_cast<uint32_t>(blocks_.size()));
+  if (inserted) {
+    BlockRecord record;
+    record.key = key;
+    blocks_.push_back(record);
+    memo_.emplace_back();
+  }
+  return {it->second, inserted};
+}
+
+uint32_t ProfileStore::NewNode(uint32_t parent, FrameKey key, NodeType type,
+                               uint32_t ref) {
+  NodeRecord node;
+  node.parent = parent;
+  node.key = key;
+  node.type = type;
+  node.ref = ref;
+  nodes_.push_back(node);
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+uint32_t ProfileStore::Child(uint32_t parent, const FrameKey& key) {
+  auto [it, inserted] = children_.try_emplace(
+      ChildKey{parent, key}, static_cast<uint32_t>(nodes_.size()));
+  if (inserted) NewNode(parent, key, NodeType::kFrame, 0);
+  return it->second;
+}
+
+uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
+  BlockMemo& memo = memo_[block];
+  if (memo.slot_node == node) return memo.slot;
+  auto [it, inserted] = slot_index_.try_emplace(
+      (uint64_t{node} << 32) | block, static_cast<uint32_t>(slots_.size()));
+  if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
+  memo.slot_node = node;
+  memo.slot = it->second;
+  return it->second;
+}
+
+void ProfileStore::AddEdge(uint32_t from, uint32_t to, uint64_t count) {
+  BlockMemo& memo = memo_[from];
+  if (memo.edge_to != to) {
+    auto [it, inserted] = edge_index_.try_emplace(
+        (uint64_t{from} << 32) | to, static_cast<uint32_t>(edges_.size()));
+    if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
+    memo.edge_to = to;
+    memo.edge = it->second;
+  }
+  edges_[memo.edge].count += count;
+}
+
+uint32_t ProfileStore::PathChild(uint32_t parent, uint32_t block) {
+  BlockMemo& memo = memo_[block];
+  if (memo.path_parent == parent) return memo.path_child;
+  auto [it, inserted] = path_index_.try_emplace(
+      (uint64_t{parent} << 32) | block, static_cast<uint32_t>(paths_.size()));
+  if (inserted) {
+    PathRecord path;
+    path.parent = parent;
+    path.block = block;
+    path.type = PathType::kStep;
+    path.depth = paths_[parent].depth + 1;
+    paths_.push_back(path);
+  }
+  memo.path_parent = parent;
+  memo.path_child = it->second;
+  return it->second;
+}
+
+uint32_t ProfileStore::NewContRoot(uint32_t base_id) {
+  PathRecord path;
+  path.type = PathType::kCont;
+  path.ref = base_id;
+  paths_.push_back(path);
+  return static_cast<uint32_t>(paths_.size() - 1);
+}
+
+}  // namespace hwt::analysis::internal

@@ -1,0 +1,162 @@
+// The mutable aggregates behind a Profile, shared by ProfileBuilder (which
+// fills one while consuming events) and ProfileMerger (which folds segment
+// stores into one): unique blocks, call-tree nodes, per-(node, block)
+// counters, block successions and the trie of intra-procedural paths. Ids
+// are dense indices in creation order; FinishProfile() puts everything into
+// canonical order. Internal to analysis/.
+#ifndef HWT_ANALYSIS_PROFILE_STORE_H_
+#define HWT_ANALYSIS_PROFILE_STORE_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "analysis/frame.h"
+#include "analysis/profile.h"
+#include "decoders/event.h"
+
+namespace hwt::analysis::internal {
+
+inline constexpr uint32_t kNone = 0xffffffffu;
+
+struct BlockKey {
+  uint32_t image = kNoImage;
+  uint32_t ninsn = 0;
+  uint64_t vaddr = 0;
+  uint64_t last_vaddr = 0;
+  BranchKind end = BranchKind::kNone;
+  Isa isa = Isa::kUnknown;
+
+  friend bool operator==(const BlockKey&, const BlockKey&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const BlockKey& k) {
+    return H::combine(std::move(h), k.image, k.ninsn, k.vaddr, k.last_vaddr,
+                      k.end, k.isa);
+  }
+};
+
+struct BlockRecord {
+  BlockKey key;
+  FunctionId fn;       // of key.vaddr
+  FunctionId last_fn;  // of key.last_vaddr
+  uint32_t region = kNoRegion;
+  uint64_t count = 0;
+  uint64_t time = 0;
+};
+
+enum class NodeType : uint8_t {
+  kFrame,       // a stack frame under its parent
+  kThreadRoot,  // the root of one thread's stacks
+  kBase,        // segment mode: the unknown stack below a base operation
+};
+
+struct NodeRecord {
+  uint32_t parent = kNone;
+  FrameKey key;
+  NodeType type = NodeType::kFrame;
+  uint32_t ref = 0;  // kThreadRoot: thread index; kBase: base id
+  uint64_t calls = 0;
+  uint64_t gaps = 0;
+};
+
+enum class PathType : uint8_t {
+  kRoot,  // the empty path (id 0)
+  kCont,  // segment mode: the unknown path a base frame continues
+  kStep,  // parent path plus one block
+};
+
+struct PathRecord {
+  uint32_t parent = kNone;
+  uint32_t block = kNone;
+  PathType type = PathType::kRoot;
+  uint32_t ref = 0;  // kCont: base id
+  uint32_t depth = 0;
+  uint64_t completed = 0;
+};
+
+struct SlotRecord {
+  uint32_t node = 0;
+  uint32_t block = 0;
+  uint64_t count = 0;
+  uint64_t time = 0;
+};
+
+struct EdgeRecord {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  uint64_t count = 0;
+};
+
+class ProfileStore {
+ public:
+  static constexpr uint32_t kPathRoot = 0;
+
+  ProfileStore();
+
+  // Returns the id of the block with this key, creating an empty record
+  // (second = true) when new.
+  std::pair<uint32_t, bool> InternBlock(const BlockKey& key);
+
+  uint32_t NewNode(uint32_t parent, FrameKey key, NodeType type, uint32_t ref);
+  // The frame node `key` under `parent`, created on first use.
+  uint32_t Child(uint32_t parent, const FrameKey& key);
+
+  // The counters of (node, block), created on first use.
+  uint32_t Slot(uint32_t node, uint32_t block);
+
+  void AddEdge(uint32_t from, uint32_t to, uint64_t count);
+
+  // The path `parent` extended by `block`, created on first use.
+  uint32_t PathChild(uint32_t parent, uint32_t block);
+  uint32_t NewContRoot(uint32_t base_id);
+
+  std::vector<BlockRecord>& blocks() { return blocks_; }
+  const std::vector<BlockRecord>& blocks() const { return blocks_; }
+  std::vector<NodeRecord>& nodes() { return nodes_; }
+  const std::vector<NodeRecord>& nodes() const { return nodes_; }
+  std::vector<SlotRecord>& slots() { return slots_; }
+  const std::vector<SlotRecord>& slots() const { return slots_; }
+  std::vector<PathRecord>& paths() { return paths_; }
+  const std::vector<PathRecord>& paths() const { return paths_; }
+  const std::vector<EdgeRecord>& edges() const { return edges_; }
+
+ private:
+  struct ChildKey {
+    uint32_t parent;
+    FrameKey key;
+    friend bool operator==(const ChildKey&, const ChildKey&) = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const ChildKey& k) {
+      return H::combine(std::move(h), k.parent, k.key);
+    }
+  };
+
+  // Per block, the last answer of Slot, PathChild and AddEdge for it: in
+  // loops the same (node, block), (path, block) and (block, successor)
+  // come back over and over, and a memo hit saves a hash-table probe.
+  struct BlockMemo {
+    uint32_t slot_node = kNone;
+    uint32_t slot = kNone;
+    uint32_t path_parent = kNone;
+    uint32_t path_child = kNone;
+    uint32_t edge_to = kNone;
+    uint32_t edge = kNone;
+  };
+
+  std::vector<BlockRecord> blocks_;
+  std::vector<BlockMemo> memo_;
+  absl::flat_hash_map<BlockKey, uint32_t> block_index_;
+  std::vector<NodeRecord> nodes_;
+  absl::flat_hash_map<ChildKey, uint32_t> children_;
+  std::vector<SlotRecord> slots_;
+  absl::flat_hash_map<uint64_t, uint32_t> slot_index_;
+  std::vector<EdgeRecord> edges_;
+  absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
+  std::vector<PathRecord> paths_;
+  absl::flat_hash_map<uint64_t, uint32_t> path_index_;
+};
+
+}  // namespace hwt::analysis::internal
+
+#endif  // HWT_ANALYSIS_PROFILE_STORE_H_

@@ -1,0 +1,207 @@
+// The call-stack rules of docs/call-stacks.md (see stack_machine.h).
+#include "analysis/stack_machine.h"
+
+namespace hwt::analysis::internal {
+
+Pending StackMachine::PendingAfter(BranchKind end, uint64_t next_ip,
+                                   uint32_t block) {
+  Pending p;
+  const uint64_t after = next_ip != 0 ? next_ip : kNoAddress;
+  switch (end) {
+    case BranchKind::kCall:
+    case BranchKind::kCallIndirect:
+      p.kind = PendingKind::kCall;
+      p.ra = after;
+      break;
+    case BranchKind::kReturn:
+      p.kind = PendingKind::kReturn;
+      break;
+    case BranchKind::kCondTaken:
+    case BranchKind::kJump:
+    case BranchKind::kJumpIndirect:
+      p.kind = PendingKind::kJump;
+      p.from_block = block;
+      break;
+    case BranchKind::kFarCall:
+      p.far_entry = true;
+      p.far_ra = after;
+      break;
+    case BranchKind::kFarReturn:
+      p.kind = PendingKind::kFarReturn;
+      break;
+    default:
+      break;
+  }
+  return p;
+}
+
+FrameKey StackMachine::KeyOf(const Target& target) const {
+  const BlockRecord& b = store_.blocks()[target.block];
+  return FrameKeyFor(b.fn, b.key.vaddr);
+}
+
+void StackMachine::Transition(ThreadState& t, const Target& target) {
+  if (t.stack.empty()) {
+    PushRoot(t, target);
+    return;
+  }
+  if (t.last_block != kNone) store_.AddEdge(t.last_block, target.block, 1);
+  const Pending p = t.pending;
+  if (p.far_entry && !t.disabled && target.ip != p.far_ra) {
+    // The trace shows the handler: it runs in a frame of its own, and the
+    // interrupted code's transition waits for the far return.
+    Frame& f = Push(t, target, kNoAddress, /*far=*/true, /*call=*/false);
+    f.saved_kind = p.kind;
+    f.saved_ra = p.ra;
+    f.saved_from_block = p.from_block;
+    return;
+  }
+  if (p.kind == PendingKind::kFarReturn) {
+    FarReturn(t, target);
+    return;
+  }
+  ApplyNear(t, p.kind, p.ra, p.from_block, target);
+}
+
+void StackMachine::ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
+                             uint32_t from_block, const Target& target) {
+  switch (kind) {
+    case PendingKind::kCall:
+      // A callee that ran untraced (tracing was off until the call returned)
+      // leaves no frame.
+      if (t.disabled && target.ip == ra) return;
+      Push(t, target, ra, /*far=*/false, /*call=*/true);
+      return;
+    case PendingKind::kReturn:
+      Return(t, target);
+      return;
+    case PendingKind::kJump:
+      if (from_block != kNone && store_.blocks()[from_block].last_fn !=
+                                     store_.blocks()[target.block].fn) {
+        Replace(t, target);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void StackMachine::Return(ThreadState& t, const Target& target) {
+  for (size_t i = t.stack.size(); i-- > 0;) {
+    const Frame& f = t.stack[i];
+    if (f.base) {
+      base_handler_->OnBase(t, BaseOpKind::kReturn, target);
+      return;
+    }
+    if (f.ra == target.ip) {
+      PopFrom(t, i);
+      if (t.stack.empty()) PushRoot(t, target);
+      return;
+    }
+  }
+  // No frame returns here: pop the top; a synthetic caller replaces an
+  // emptied stack.
+  PopFrom(t, t.stack.size() - 1);
+  if (t.stack.empty()) PushRoot(t, target);
+}
+
+void StackMachine::FarReturn(ThreadState& t, const Target& target) {
+  for (size_t i = t.stack.size(); i-- > 0;) {
+    const Frame& f = t.stack[i];
+    if (f.base) {
+      base_handler_->OnBase(t, BaseOpKind::kFarReturn, target);
+      return;
+    }
+    if (f.far) {
+      const PendingKind kind = f.saved_kind;
+      const uint64_t ra = f.saved_ra;
+      const uint32_t from_block = f.saved_from_block;
+      PopFrom(t, i);
+      if (t.stack.empty()) {
+        PushRoot(t, target);
+        return;
+      }
+      ApplyNear(t, kind, ra, from_block, target);
+      return;
+    }
+  }
+}
+
+void StackMachine::Replace(ThreadState& t, const Target& target) {
+  Frame& top = t.stack.back();
+  if (top.base) {
+    base_handler_->OnBase(t, BaseOpKind::kReplace, target);
+    return;
+  }
+  CompletePath(top);
+  const uint32_t parent =
+      t.stack.size() >= 2 ? t.stack[t.stack.size() - 2].node : t.root_node;
+  Frame f;
+  f.key = KeyOf(target);
+  f.ra = top.ra;
+  f.far = top.far;
+  f.saved_kind = top.saved_kind;
+  f.saved_ra = top.saved_ra;
+  f.saved_from_block = top.saved_from_block;
+  f.node = store_.Child(parent, f.key);
+  top = f;
+}
+
+void StackMachine::PushRoot(ThreadState& t, const Target& target) {
+  Frame f;
+  f.key = KeyOf(target);
+  f.node = store_.Child(t.root_node, f.key);
+  t.stack.push_back(f);
+}
+
+Frame& StackMachine::Push(ThreadState& t, const Target& target, uint64_t ra,
+                          bool far, bool call) {
+  Frame f;
+  f.key = KeyOf(target);
+  f.ra = ra;
+  f.far = far;
+  f.node = store_.Child(t.stack.back().node, f.key);
+  if (call) ++store_.nodes()[f.node].calls;
+  t.stack.push_back(f);
+  return t.stack.back();
+}
+
+void StackMachine::PopFrom(ThreadState& t, size_t index) {
+  for (size_t i = index; i < t.stack.size(); ++i) CompletePath(t.stack[i]);
+  t.stack.resize(index);
+}
+
+void StackMachine::CompletePath(const Frame& frame) {
+  if (frame.path != ProfileStore::kPathRoot && frame.path != kPathPendingCont) {
+    ++store_.paths()[frame.path].completed;
+  }
+}
+
+void StackMachine::AppendToPath(Frame& frame, const Target& target) {
+  if (frame.path == kPathPendingCont) {
+    // A new base frame: its path so far is known only at the merge, which
+    // appends this block to it there.
+    frame.path = store_.NewContRoot(store_.nodes()[frame.node].ref);
+  } else {
+    if (frame.last_block != kNone && target.ip <= frame.last_ip) {
+      CompletePath(frame);
+      frame.path = ProfileStore::kPathRoot;
+    }
+    frame.path = store_.PathChild(frame.path, target.block);
+  }
+  frame.last_block = target.block;
+  frame.last_ip = target.last_ip;
+}
+
+void StackMachine::Gap(ThreadState& t) {
+  if (!t.stack.empty()) {
+    const uint32_t gap = store_.Child(t.stack.back().node, FrameKey::Gap());
+    ++store_.nodes()[gap].gaps;
+  }
+  t.stack.clear();
+  t.pending = Pending{};
+  t.last_block = kNone;
+  t.disabled = false;
+}
+
+}  // namespace hwt::analysis::internal

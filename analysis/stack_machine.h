@@ -1,0 +1,167 @@
+// The call-stack rules of docs/call-stacks.md as operations on one thread's
+// stack: push on calls, pop to the matching return address, synthetic roots,
+// tail-call replacement, far frames, gaps; plus what rides on the stack (the
+// call-tree node of every frame and each frame's intra-procedural path).
+//
+// The same code runs in ProfileBuilder (over events) and in ProfileMerger
+// (over the base operations a segment recorded), which is what makes a merged
+// run equal a sequential one. A segment starts from an unknown stack: its
+// bottom frame is then a "base" frame, and an operation that needs to look
+// below it (a return that matches no local frame, a tail call replacing it, a
+// far return) is handed to a BaseHandler, which records it for the merge.
+// Internal to analysis/.
+#ifndef HWT_ANALYSIS_STACK_MACHINE_H_
+#define HWT_ANALYSIS_STACK_MACHINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "analysis/frame.h"
+#include "analysis/profile_store.h"
+#include "decoders/event.h"
+
+namespace hwt::analysis::internal {
+
+inline constexpr uint64_t kNoAddress = ~uint64_t{0};
+inline constexpr uint32_t kPathPendingCont = 0xfffffffeu;
+
+// What the last block's final instruction does to the stack; resolved when
+// the next block shows where it went.
+enum class PendingKind : uint8_t {
+  kNone,
+  kCall,
+  kReturn,
+  kJump,  // taken conditional or unconditional jump: maybe a tail call
+  kFarReturn,
+};
+
+struct Frame {
+  FrameKey key;
+  uint64_t ra = kNoAddress;  // return address (absolute); none for roots
+  uint64_t last_ip = 0;      // absolute last ip of the frame's last block
+  uint32_t node = 0;         // call-tree node of the stack up to here
+  uint32_t path = ProfileStore::kPathRoot;  // path in progress
+  uint32_t last_block = kNone;              // the frame's last block
+  bool far = false;                         // pushed by a far transfer
+  bool base = false;  // segment mode: stands for the unknown stack below
+  // Far frames: the transition the interrupted code still owed.
+  PendingKind saved_kind = PendingKind::kNone;
+  uint64_t saved_ra = kNoAddress;
+  uint32_t saved_from_block = kNone;
+};
+
+struct Pending {
+  PendingKind kind = PendingKind::kNone;
+  uint64_t ra = kNoAddress;     // kCall: the address after the call
+  uint32_t from_block = kNone;  // kJump: the jumping block
+  // A far call or exception came after the block: if the next block is its
+  // traced handler, a far frame is pushed (and the rest of this pending
+  // waits in it until the far return).
+  bool far_entry = false;
+  uint64_t far_ra = kNoAddress;  // where it resumes if the handler is untraced
+
+  friend bool operator==(const Pending&, const Pending&) = default;
+};
+
+// Events that change a pending transition, seen before a segment's first
+// block (they apply to the previous segment's state at the merge).
+struct PendingEdit {
+  bool disabled = false;
+  std::optional<PendingKind> kind;  // an exception return sets kFarReturn
+  std::optional<std::pair<bool, uint64_t>> far_entry;  // (far_entry, far_ra)
+
+  void ApplyTo(Pending& p) const {
+    if (kind) p.kind = *kind;
+    if (far_entry) std::tie(p.far_entry, p.far_ra) = *far_entry;
+  }
+};
+
+enum class BaseOpKind : uint8_t { kContinue, kReturn, kReplace, kFarReturn };
+
+// Where control went: the block that ran next.
+struct Target {
+  uint32_t block = kNone;
+  uint64_t ip = 0;       // absolute
+  uint64_t last_ip = 0;  // absolute
+};
+
+// One operation on the unknown stack below a segment's base frame.
+struct BaseOp {
+  BaseOpKind kind = BaseOpKind::kContinue;
+  Target target;
+  std::vector<Frame> snapshot;  // the stack (base frame first) before it
+  PendingEdit lead;             // kContinue only: events before the first block
+};
+
+struct ThreadState {
+  uint32_t stream = 0;
+  uint64_t context = 0;
+  bool inherit_context = false;  // segment mode: context of the previous one
+  uint32_t root_node = kNone;
+  std::vector<Frame> stack;  // empty: no stack (start, or after a gap)
+  Pending pending;
+  uint32_t last_block = kNone;  // for block edges
+  bool disabled = false;        // tracing was disabled since last_block
+
+  // Segment mode.
+  uint32_t index = 0;          // in the owner's thread list
+  bool unknown_start = false;  // nothing seen yet: state of the previous one
+  bool lead_gap = false;       // a gap came before the first block
+  PendingEdit lead;            // events before the first block (no gap)
+  std::vector<uint32_t> base_ids;  // base operations, in order
+};
+
+class BaseHandler {
+ public:
+  virtual ~BaseHandler() = default;
+  // `t.stack` holds a base frame that `kind` must look below. Record the
+  // operation and leave `t.stack` as a single new base frame.
+  virtual void OnBase(ThreadState& t, BaseOpKind kind,
+                      const Target& target) = 0;
+};
+
+class StackMachine {
+ public:
+  // `base_handler` may be null when no stack has a base frame (sequential
+  // builder, merger).
+  StackMachine(ProfileStore& store, BaseHandler* base_handler)
+      : store_(store), base_handler_(base_handler) {}
+
+  // Applies t.pending given that `target` ran next, records the block edge.
+  void Transition(ThreadState& t, const Target& target);
+  // The individual rules (used by Transition and by the merger).
+  void Return(ThreadState& t, const Target& target);
+  void FarReturn(ThreadState& t, const Target& target);
+  void Replace(ThreadState& t, const Target& target);
+  void PushRoot(ThreadState& t, const Target& target);
+
+  // Appends the block to the frame's path; a block that does not lie after
+  // the frame's previous one ends the path and starts a new one.
+  void AppendToPath(Frame& frame, const Target& target);
+  void CompletePath(const Frame& frame);
+
+  // A gap: a [gap] leaf on the current stack, then no stack.
+  void Gap(ThreadState& t);
+
+  // The state change of a block ending with `end`.
+  static Pending PendingAfter(BranchKind end, uint64_t next_ip, uint32_t block);
+
+ private:
+  // The near part of a pending transition (call, return, jump).
+  void ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
+                 uint32_t from_block, const Target& target);
+  Frame& Push(ThreadState& t, const Target& target, uint64_t ra, bool far,
+              bool call);
+  void PopFrom(ThreadState& t, size_t index);
+  FrameKey KeyOf(const Target& target) const;
+
+  ProfileStore& store_;
+  BaseHandler* base_handler_;
+};
+
+}  // namespace hwt::analysis::internal
+
+#endif  // HWT_ANALYSIS_STACK_MACHINE_H_
