@@ -575,6 +575,12 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: [trace_buffers] buffers lists no buffer", trace.name));
   }
+  // OpenCSD orders buffers as their sections appear in the file (not as
+  // the list names them); trc_pkt_lister decodes the first one by default.
+  std::stable_sort(buffers.begin(), buffers.end(),
+                   [](const TraceBuffer& a, const TraceBuffer& b) {
+                     return a.section->line < b.section->line;
+                   });
   // Source name -> buffer name, and source name -> core name.
   std::map<std::string, std::string> source_buffer;
   std::map<std::string, const IniEntry*> source_buffer_entry;
