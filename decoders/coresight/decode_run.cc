@@ -137,7 +137,8 @@ struct StreamState {
   TreeRun* run = nullptr;
   uint32_t stream = 0;
   uint8_t trace_id = 0;
-  uint8_t csid = 0;  // as OpenCSD reports it (0 for a single-source tree)
+  uint8_t csid = 0;      // as ocsd_dt_create_decoder returned it
+  uint8_t print_id = 0;  // the ID packet lines show
   ocsd_trace_protocol_t protocol = OCSD_PROTOCOL_UNKNOWN;
   StreamStats* stats = nullptr;
   std::vector<Event> pending;
@@ -274,7 +275,8 @@ class TreeRun {
         break;
     }
     if (mode_ == RunMode::kPackets) {
-      std::string line = absl::StrFormat("Idx:%u; ID:%x; [", offset, s.csid);
+      std::string line =
+          absl::StrFormat("Idx:%u; ID:%x; [", offset, s.print_id);
       for (uint32_t i = 0; i < size; ++i) {
         absl::StrAppendFormat(&line, "0x%02x ", bytes[i]);
       }
@@ -397,7 +399,8 @@ class TreeRun {
       state->stats = &(*ctx_.stats)[source.stream];
       if (cfg.protocol == OCSD_PROTOCOL_ETE) {
         if (mode_ == RunMode::kPackets) {
-          err = ocsd_dt_set_pkt_protocol_printer(tree_, csid, 1);
+          err = ocsd_dt_set_pkt_protocol_printer(tree_,
+                                                 plan_.formatted ? csid : 0, 1);
           if (err == OCSD_OK) {
             ete_printer_ = state.get();
             err = ocsd_def_errlog_set_strprint_cb(tree_, this,
@@ -415,6 +418,8 @@ class TreeRun {
             csid, OcsdErrorName(err)));
       }
       state->csid = csid;
+      // trc_pkt_lister shows packets of a single-source tree as ID 0.
+      state->print_id = plan_.formatted ? csid : 0;
       by_csid_[csid] = state.get();
       states_.push_back(std::move(state));
     }
