@@ -415,7 +415,9 @@ absl::Status CoreSightDecoder::RunAll(RunMode mode, EventSink* events,
     }
   }
   for (StreamStats& s : stats_) {
-    if (s.bytes_decoded > s.trace_bytes) s.trace_bytes = s.bytes_decoded;
+    // 1.3.3's PTM processor can show a byte twice in an unsynchronised
+    // packet: the frame scan's count is the truth.
+    if (s.bytes_decoded > s.trace_bytes) s.bytes_decoded = s.trace_bytes;
     s.bytes_lost = s.trace_bytes - s.bytes_decoded;
   }
   return absl::OkStatus();

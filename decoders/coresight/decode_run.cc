@@ -202,7 +202,7 @@ class TreeRun {
     }
     Control(OCSD_OP_EOT);
     for (auto& state : states_) {
-      Deliver(*state);
+      Deliver(*state, /*final=*/true);
       if (mode_ == RunMode::kDecode) {
         std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
         events_->OnStreamEnd(state->stream);
@@ -726,14 +726,14 @@ class TreeRun {
         break;
       }
       case OCSD_GEN_TRC_ELEM_CYCLE_COUNT: {
-        // Cycles since the previous count, belonging to the preceding
-        // range(s): add them to the last block still held.
-        for (auto it = s.pending.rbegin(); it != s.pending.rend(); ++it) {
-          if (it->kind != EventKind::kBlock) continue;
-          if ((it->code >> kBlockCycleCountShift) != kBlockCycleCountOverflow) {
-            it->value += elem.cycle_count;
-            return;
-          }
+        // Cycles since the previous count: they belong to the block right
+        // before, when it is the stream's latest event (Deliver keeps such
+        // a block back, so batching never changes the result); otherwise
+        // to the next block.
+        if (!s.pending.empty() && s.pending.back().kind == EventKind::kBlock &&
+            (s.pending.back().code >> kBlockCycleCountShift) !=
+                kBlockCycleCountOverflow) {
+          s.pending.back().value += elem.cycle_count;
           break;
         }
         s.pending_cycles += elem.cycle_count;
@@ -746,20 +746,27 @@ class TreeRun {
 
   void DeliverFull() {
     for (auto& state : states_) {
-      if (state->pending.size() >= ctx_.batch_events) Deliver(*state);
+      if (state->pending.size() >= ctx_.batch_events) {
+        Deliver(*state, /*final=*/false);
+      }
     }
   }
 
-  void Deliver(StreamState& s) {
-    if (s.pending.empty() || mode_ != RunMode::kDecode) {
+  // Hands the pending events to the sink. Unless final, a block that is the
+  // latest event stays back: a CYCLE_COUNT may still be added to it.
+  void Deliver(StreamState& s, bool final) {
+    if (mode_ != RunMode::kDecode) {
       s.pending.clear();
       return;
     }
+    size_t n = s.pending.size();
+    if (!final && n > 0 && s.pending.back().kind == EventKind::kBlock) --n;
+    if (n == 0) return;
     {
       std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
-      events_->OnEvents(s.stream, s.pending);
+      events_->OnEvents(s.stream, absl::Span<const Event>(s.pending.data(), n));
     }
-    s.pending.clear();
+    s.pending.erase(s.pending.begin(), s.pending.begin() + n);
   }
 
   std::string PacketText(ocsd_trace_protocol_t protocol, const void* packet) {

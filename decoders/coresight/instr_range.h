@@ -17,8 +17,9 @@ namespace hwt::coresight {
 // Event::code of a CoreSight kBlock: OpenCSD's description of the last
 // instruction, and the cycle count OpenCSD attached to the range itself.
 // Event::value holds the block's cycles: that count plus the standalone
-// CYCLE_COUNT elements that followed the range (ETMv3 wait cycles, ETMv4
-// counts not tied to an atom).
+// CYCLE_COUNT elements that came right after the range (ETMv3 wait cycles,
+// ETMv4 counts not tied to an atom); a count that follows another event
+// goes to the next block.
 inline constexpr uint32_t kBlockInstrTypeMask = 0xf;  // ocsd_instr_type
 inline constexpr int kBlockInstrSubtypeShift = 4;     // ocsd_instr_subtype
 inline constexpr uint32_t kBlockInstrSubtypeMask = 0xf0;
