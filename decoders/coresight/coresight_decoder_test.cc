@@ -117,6 +117,24 @@ TEST(CoreSightDecoderTest, TraceIdDisagreeingWithRegister) {
               HasSubstr("trace ID 0x22 disagrees with TRCTRACEIDR = 0x10"));
 }
 
+TEST(CoreSightDecoderTest, UnsupportedTraceConfigurationIsAClearError) {
+  HWT_REQUIRE_CORPUS(corpus);
+  auto original = OpenSnapshot(Snapshot(corpus, "a57_single_step"));
+  ASSERT_NE(original, nullptr);
+  // Conditional instruction tracing (TRCCONFIGR.COND): OpenCSD would fail
+  // on every byte with "no decoder configuration".
+  auto capture = Edited(*original, [](capture::Manifest& m) {
+    m.coresight->sources[0].registers["TRCCONFIGR"] = 0x1fc1;
+  });
+  capture::AddressSpaceTimeline timeline;
+  timeline.SetBufferCount(1);
+  auto decoder = CreateCoreSightDecoder(*capture, timeline, {});
+  ASSERT_FALSE(decoder.ok());
+  EXPECT_THAT(decoder.status().message(),
+              HasSubstr("TRCCONFIGR = 0x1fc1 enables conditional instruction "
+                        "tracing (COND, bits 10:8)"));
+}
+
 TEST(CoreSightDecoderTest, NoCoreSightConfiguration) {
   HWT_REQUIRE_CORPUS(corpus);
   auto original = OpenSnapshot(Snapshot(corpus, "a57_single_step"));
@@ -277,6 +295,39 @@ TEST(CoreSightDecoderTest, GarbageDoesNotCrash) {
     }
     EXPECT_GT(errors, 0u) << name;
   }
+}
+
+TEST(CoreSightDecoderTest, RepeatedFatalErrorsAreReportedOnce) {
+  HWT_REQUIRE_CORPUS(corpus);
+  auto original = OpenSnapshot(Snapshot(corpus, "TC2"));
+  ASSERT_NE(original, nullptr);
+  // Perf-style reset patterns, all broken: three FSYNCs and four zero bytes
+  // per frame. OpenCSD throws on each frame.
+  std::string frame = std::string("\xff\xff\xff\x7f", 4);
+  frame = frame + frame + frame + std::string(4, '\0');
+  std::string data;
+  for (int i = 0; i < 200; ++i) data += frame;
+  TempFiles files;
+  std::string path = files.Write("broken.bin", data);
+  auto capture = Edited(*original, [&](capture::Manifest& m) {
+    m.buffers[0].file = path;
+    m.buffers[0].size = data.size();
+    m.coresight->reset_on_4x_fsync = true;
+  });
+  auto decoded = DecodeCapture(std::move(capture), {});
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  uint64_t fatal = 0, gave_up = 0;
+  for (const StreamStats& st : (*decoded)->decoder->stats()) {
+    EXPECT_EQ(st.trace_bytes, st.bytes_decoded + st.bytes_lost);
+    for (const DecodeErrorInfo& e : st.error_list) {
+      if (e.message.find("OpenCSD stopped") != std::string::npos) ++fatal;
+      if (e.message.find("failed on every attempt") != std::string::npos) {
+        ++gave_up;
+      }
+    }
+  }
+  EXPECT_LE(fatal, 17u);
+  EXPECT_EQ(gave_up, 1u);
 }
 
 // ------------------------------------------------------------- framing

@@ -34,6 +34,7 @@ void InitOcsdOnce() {
 namespace {
 
 constexpr size_t kFeedBlock = 1 << 20;
+constexpr int kMaxConsecutiveFailures = 16;
 
 // The 1.3.3 C API cannot attach packet callbacks to ETE decoders
 // (ocsd_dt_attach_packet_callback knows ETMv3/ETMv4/PTM/STM only). ETE
@@ -477,18 +478,25 @@ class TreeRun {
       pos += std::min(processed, n);
       resp = DrainWaits(resp);
       allow_wait_ = false;
-      if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+      bool failed = OCSD_DATA_RESP_IS_FATAL(resp) ||
+                    (processed == 0 && !OCSD_DATA_RESP_IS_WAIT(resp));
+      if (failed && ++consecutive_failures_ > kMaxConsecutiveFailures) {
+        // A decoder that fails on every unit (e.g. a configuration OpenCSD
+        // accepted but cannot use) would report one error per frame.
+        ReportFatal(resp, pos, end - pos,
+                    " (it failed on every attempt since: the rest of the "
+                    "chunk is not decoded)");
+        Control(OCSD_OP_RESET);
+        pos = end;
+      } else if (failed) {
         // Skip at least one unit so that the reset decoder makes progress.
         uint64_t skip = processed == 0 ? plan_.alignment : 0;
         skip = std::min<uint64_t>(skip, end - pos);
-        ReportFatal(resp, pos, skip);
+        ReportFatal(resp, pos, skip, "");
         Control(OCSD_OP_RESET);
         pos += skip;
-      } else if (processed == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) {
-        uint64_t skip = std::min<uint64_t>(plan_.alignment, end - pos);
-        ReportFatal(resp, pos, skip);
-        Control(OCSD_OP_RESET);
-        pos += skip;
+      } else {
+        consecutive_failures_ = 0;
       }
       if (memory_ && pos >= next_change) next_change = memory_->AdvanceTo(pos);
     }
@@ -514,7 +522,7 @@ class TreeRun {
         ocsd_dt_process_data(tree_, op, static_cast<ocsd_trc_index_t>(fed_end_),
                              0, nullptr, &unused);
     if (OCSD_DATA_RESP_IS_FATAL(resp) && op == OCSD_OP_EOT) {
-      ReportFatal(resp, fed_end_, 0);
+      ReportFatal(resp, fed_end_, 0, "");
       ocsd_dt_process_data(tree_, OCSD_OP_RESET,
                            static_cast<ocsd_trc_index_t>(fed_end_), 0, nullptr,
                            &unused);
@@ -522,8 +530,8 @@ class TreeRun {
     DeliverFull();
   }
 
-  void ReportFatal(ocsd_datapath_resp_t resp, uint64_t offset,
-                   uint64_t skipped) {
+  void ReportFatal(ocsd_datapath_resp_t resp, uint64_t offset, uint64_t skipped,
+                   std::string_view note) {
     if (states_.empty()) return;
     StreamState& s = *states_.front();
     DecodeErrorInfo error;
@@ -532,8 +540,8 @@ class TreeRun {
     error.reason = GapReason::kDecodeError;
     error.message = absl::StrFormat(
         "OpenCSD stopped on a fatal error (%s) at offset 0x%x: decoder reset, "
-        "%u bytes skipped",
-        DatapathResponseName(resp), offset, skipped);
+        "%u bytes skipped%s",
+        DatapathResponseName(resp), offset, skipped, note);
     s.stats->AddError(std::move(error));
     for (auto& state : states_) {
       Event gap;
@@ -792,6 +800,7 @@ class TreeRun {
   size_t data_size_ = 0;
   uint64_t fed_end_ = 0;
   bool allow_wait_ = false;
+  int consecutive_failures_ = 0;
 };
 
 }  // namespace

@@ -88,6 +88,25 @@ absl::StatusOr<uint32_t> TraceIdRegisterValue(
   return static_cast<uint32_t>(it->second);
 }
 
+// OpenCSD 1.3.3's ETMv4/ETE instruction decoder refuses these TRCCONFIGR
+// settings (TrcPktDecodeEtmV4I::onProtocolConfig) and then fails on the
+// first byte with "no decoder configuration": say so before decoding.
+absl::Status CheckEtmv4Config(uint32_t configr, const std::string& d) {
+  auto unsupported = [&](const char* what, const char* field) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "CoreSight %s: TRCCONFIGR = 0x%x enables %s (%s), which OpenCSD's "
+        "instruction trace decoder does not support",
+        d, configr, what, field));
+  };
+  if (configr & 0x30000) return unsupported("data trace", "DA/DV, bits 17:16");
+  if (configr & 0x6)
+    return unsupported("load/store P0 elements", "INSTP0, bits 2:1");
+  if (configr & 0x700) {
+    return unsupported("conditional instruction tracing", "COND, bits 10:8");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const void* SourceDecoderConfig::config_ptr() const {
@@ -160,6 +179,7 @@ absl::StatusOr<SourceDecoderConfig> MakeSourceDecoderConfig(
                        {"TRCIDR13", false, 0, &cfg.reg_idr13}}));
     HWT_ASSIGN_OR_RETURN(cfg.reg_traceidr,
                          TraceIdRegisterValue(source, "TRCTRACEIDR", d));
+    HWT_RETURN_IF_ERROR(CheckEtmv4Config(cfg.reg_configr, d));
     cfg.arch_ver = arch;
     cfg.core_prof = profile;
     out.trace_id = static_cast<uint8_t>(cfg.reg_traceidr & 0x7f);
@@ -181,6 +201,7 @@ absl::StatusOr<SourceDecoderConfig> MakeSourceDecoderConfig(
                        {"TRCDEVARCH", false, 0x47705A13, &cfg.reg_devarch}}));
     HWT_ASSIGN_OR_RETURN(cfg.reg_traceidr,
                          TraceIdRegisterValue(source, "TRCTRACEIDR", d));
+    HWT_RETURN_IF_ERROR(CheckEtmv4Config(cfg.reg_configr, d));
     cfg.arch_ver = arch;
     cfg.core_prof = profile;
     out.trace_id = static_cast<uint8_t>(cfg.reg_traceidr & 0x7f);
