@@ -640,28 +640,32 @@ class TreeRun {
               "address packet");
         break;
       case OCSD_GEN_TRC_ELEM_NO_SYNC:
-        switch (elem.unsync_eot_info) {
+        switch (RawEnum(elem.unsync_eot_info)) {
           case UNSYNC_OVERFLOW:
-            Gap(s, offset, GapReason::kOverflow, 0, elem.unsync_eot_info);
+            Gap(s, offset, GapReason::kOverflow, 0,
+                RawEnum(elem.unsync_eot_info));
             Error(s, offset, GapReason::kOverflow, 0,
                   "trace overflow: the trace unit dropped trace");
             s.overflow_reported = true;
             break;
           case UNSYNC_BAD_PACKET:
-            Gap(s, offset, GapReason::kDecodeError, 0, elem.unsync_eot_info);
+            Gap(s, offset, GapReason::kDecodeError, 0,
+                RawEnum(elem.unsync_eot_info));
             if (!s.bad_packet_unmatched) {
               Error(s, offset, GapReason::kDecodeError, 0,
                     "bad packet: the decoder lost synchronisation");
             }
             break;
           default:
-            Gap(s, offset, GapReason::kNoSync, 0, elem.unsync_eot_info);
+            Gap(s, offset, GapReason::kNoSync, 0,
+                RawEnum(elem.unsync_eot_info));
             break;
         }
         s.bad_packet_unmatched = false;
         break;
       case OCSD_GEN_TRC_ELEM_TRACE_ON: {
-        if (elem.trace_on_reason == TRACE_ON_OVERFLOW && !s.overflow_reported) {
+        if (RawEnum(elem.trace_on_reason) == TRACE_ON_OVERFLOW &&
+            !s.overflow_reported) {
           Gap(s, offset, GapReason::kOverflow, 0, 0);
           Error(s, offset, GapReason::kOverflow, 0,
                 "trace overflow: tracing restarted after the trace unit "
@@ -672,7 +676,7 @@ class TreeRun {
         e.kind = EventKind::kEnabled;
         e.offset = offset;
         e.time = s.time;
-        e.value = elem.trace_on_reason;
+        e.value = RawEnum(elem.trace_on_reason);
         s.pending.push_back(e);
         break;
       }
@@ -681,7 +685,7 @@ class TreeRun {
         e.kind = EventKind::kDisabled;
         e.offset = offset;
         e.time = s.time;
-        e.value = elem.unsync_eot_info;
+        e.value = RawEnum(elem.unsync_eot_info);
         s.pending.push_back(e);
         break;
       }
@@ -691,12 +695,11 @@ class TreeRun {
         e.kind = EventKind::kContext;
         e.offset = offset;
         e.time = s.time;
-        e.isa = c.bits64 ? Isa::kA64 : IsaFromOcsd(elem.isa);
+        e.isa = c.bits64 ? Isa::kA64 : IsaFromOcsd(RawEnum(elem.isa));
         e.value = c.ctxt_id_valid ? c.context_id : 0;
-        e.code = c.el_valid
-                     ? static_cast<uint32_t>(c.exception_level) & kContextElMask
-                     : kContextElUnknown;
-        if (c.security_level == ocsd_sec_nonsecure) {
+        e.code = c.el_valid ? RawEnum(c.exception_level) & kContextElMask
+                            : kContextElUnknown;
+        if (RawEnum(c.security_level) == ocsd_sec_nonsecure) {
           e.code |= kContextNonSecure;
         }
         if (c.ctxt_id_valid) e.code |= kContextIdValid;

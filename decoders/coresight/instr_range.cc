@@ -7,7 +7,7 @@
 
 namespace hwt::coresight {
 
-Isa IsaFromOcsd(ocsd_isa isa) {
+Isa IsaFromOcsd(uint32_t isa) {
   switch (isa) {
     case ocsd_isa_arm:
       return Isa::kA32;
@@ -33,9 +33,8 @@ ocsd_isa OcsdFromIsa(Isa isa) {
   }
 }
 
-BranchKind ClassifyLastInstruction(ocsd_instr_type type,
-                                   ocsd_instr_subtype subtype, bool executed,
-                                   bool conditional) {
+BranchKind ClassifyLastInstruction(uint32_t type, uint32_t subtype,
+                                   bool executed, bool conditional) {
   switch (type) {
     case OCSD_INSTR_BR:
       // A branch that did not execute fell through (a failed condition, or
@@ -61,27 +60,25 @@ BranchKind ClassifyLastInstruction(ocsd_instr_type type,
     case OCSD_INSTR_WFI_WFE:
     case OCSD_INSTR_TSTART:
       return BranchKind::kOther;
-    case OCSD_INSTR_OTHER:
+    default:
       return BranchKind::kNone;
   }
-  return BranchKind::kNone;
 }
 
 Event BlockFromRange(const ocsd_generic_trace_elem& elem) {
   Event e;
   e.kind = EventKind::kBlock;
-  e.isa = IsaFromOcsd(elem.isa);
+  e.isa = IsaFromOcsd(RawEnum(elem.isa));
   e.ip = elem.st_addr;
   e.next_ip = elem.en_addr;
   e.last_ip = elem.en_addr - elem.last_instr_sz;
   e.ninsn = elem.num_instr_range;
-  e.branch = ClassifyLastInstruction(elem.last_i_type, elem.last_i_subtype,
-                                     elem.last_instr_exec != 0,
+  const uint32_t type = RawEnum(elem.last_i_type);
+  const uint32_t subtype = RawEnum(elem.last_i_subtype);
+  e.branch = ClassifyLastInstruction(type, subtype, elem.last_instr_exec != 0,
                                      elem.last_instr_cond != 0);
-  e.code =
-      (static_cast<uint32_t>(elem.last_i_type) & kBlockInstrTypeMask) |
-      ((static_cast<uint32_t>(elem.last_i_subtype) << kBlockInstrSubtypeShift) &
-       kBlockInstrSubtypeMask);
+  e.code = (type & kBlockInstrTypeMask) |
+           ((subtype << kBlockInstrSubtypeShift) & kBlockInstrSubtypeMask);
   if (elem.last_instr_exec) e.code |= kBlockLastExecuted;
   if (elem.last_instr_cond) e.code |= kBlockLastConditional;
   if (elem.has_cc) {

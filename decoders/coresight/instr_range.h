@@ -7,6 +7,7 @@
 #define HWT_DECODERS_CORESIGHT_INSTR_RANGE_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "decoders/event.h"
@@ -32,7 +33,18 @@ inline constexpr uint32_t kBlockHasCycleCount = 1u << 10;   // [CC=n]
 inline constexpr int kBlockCycleCountShift = 12;
 inline constexpr uint32_t kBlockCycleCountOverflow = 0xfffff;
 
-Isa IsaFromOcsd(ocsd_isa isa);
+// The bits of an enum field of an OpenCSD structure. OpenCSD leaves some
+// fields unset in some elements (e.g. the ISA of a PE_CONTEXT decoded from
+// corrupt trace): reading them as the enum type would be undefined.
+template <typename E>
+uint32_t RawEnum(const E& field) {
+  static_assert(sizeof(E) == sizeof(uint32_t));
+  uint32_t value;
+  std::memcpy(&value, &field, sizeof(value));
+  return value;
+}
+
+Isa IsaFromOcsd(uint32_t raw_isa);  // an ocsd_isa value
 ocsd_isa OcsdFromIsa(Isa isa);
 
 // How the last instruction of a range transferred control. A branch counts
@@ -41,9 +53,9 @@ ocsd_isa OcsdFromIsa(Isa isa);
 // return. ISB, DSB/DMB, WFI/WFE and TSTART waypoints end a block without a
 // branch (kOther); a range ended by anything else (exception, trace off,
 // missing memory) has kNone.
-BranchKind ClassifyLastInstruction(ocsd_instr_type type,
-                                   ocsd_instr_subtype subtype, bool executed,
-                                   bool conditional);
+// `type` and `subtype` are ocsd_instr_type / ocsd_instr_subtype values.
+BranchKind ClassifyLastInstruction(uint32_t type, uint32_t subtype,
+                                   bool executed, bool conditional);
 
 // The kBlock event for an INSTR_RANGE element (offset, time and region are
 // left for the caller).
