@@ -351,7 +351,6 @@ absl::Status CoreSightDecoder::RunAll(RunMode mode, EventSink* events,
   ctx.capture = &capture_;
   ctx.timeline = &timeline_;
   ctx.images = images_.get();
-  ctx.streams = &streams_;
   ctx.stats = &stats_;
   ctx.sink_mutex = &sink_mutex;
   ctx.batch_events = std::max<size_t>(1, cs_options_.batch_events);

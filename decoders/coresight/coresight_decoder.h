@@ -62,6 +62,14 @@ struct CoreSightOptions {
 // A stream's cpu/thread come from its source, else (HWT: trace ID = session
 // index + 1) from the buffer whose id is trace ID - 1.
 //
+// Stats: trace_bytes are the stream's bytes after deformatting (frame
+// headers belong to no stream; frame-level problems such as a truncated last
+// frame are charged to the buffer's first stream); bytes_decoded are those
+// of well-formed packets; packets counts OpenCSD's packets (for ETE only in
+// ListPackets: the 1.3.3 C API has no ETE packet callback, so Decode takes
+// ETE byte counts from OpenCSD's decode statistics). Errors: bad packets,
+// ADDR_NACC, overflows, lost data, fatal datapath errors, each with offset.
+//
 // DecoderOptions::jobs > 1 decodes buffers, and groups of trace IDs of one
 // buffer, on parallel OpenCSD trees; each stream's events are the same as in
 // a sequential run.

@@ -148,6 +148,7 @@ struct StreamState {
   bool overflow_reported = false;
   bool in_bad_run = false;            // after a bad packet, until a good one
   bool bad_packet_unmatched = false;  // a bad packet no NO_SYNC reported yet
+  uint64_t decoded_bytes = 0;         // bytes of good packets
 };
 
 class TreeRun {
@@ -178,6 +179,17 @@ class TreeRun {
         }
       }
     }
+    // The ETE printer's lines go through the library's one output logger:
+    // detach it before the lock is released, on every way out.
+    struct DetachPrinter {
+      TreeRun* run;
+      ~DetachPrinter() {
+        if (run->ete_printer_ == nullptr) return;
+        std::lock_guard<std::mutex> lock(OcsdApiMutex());
+        ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, nullptr);
+        run->ete_printer_ = nullptr;
+      }
+    } detach_printer{this};
     HWT_RETURN_IF_ERROR(Setup(source_indices));
     HWT_ASSIGN_OR_RETURN(MappedFile file,
                          ctx_.capture->MapBuffer(plan_.buffer_index));
@@ -215,15 +227,11 @@ class TreeRun {
         ocsd_decode_stats_t* stats = nullptr;
         if (ocsd_dt_get_decode_stats(tree_, state->csid, &stats) == OCSD_OK &&
             stats != nullptr) {
-          decoded_bytes_[state.get()] +=
+          state->decoded_bytes +=
               stats->channel_total - stats->channel_unsynced;
         }
       }
-      state->stats->bytes_decoded += decoded_bytes_[state.get()];
-    }
-    if (ete_printer_ != nullptr) {
-      std::lock_guard<std::mutex> lock(OcsdApiMutex());
-      ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, nullptr);
+      state->stats->bytes_decoded += state->decoded_bytes;
     }
     return absl::OkStatus();
   }
@@ -249,7 +257,7 @@ class TreeRun {
     ++s.stats->packets;
     switch (ClassifyPacket(s.protocol, packet)) {
       case PacketClass::kGood:
-        decoded_bytes_[&s] += size;
+        s.decoded_bytes += size;
         s.in_bad_run = false;
         break;
       case PacketClass::kBad: {
@@ -347,7 +355,7 @@ class TreeRun {
       s.stats->AddError(std::move(error));
     } else if (!packet.starts_with("I_NOT_SYNC") &&
                !packet.starts_with("I_INCOMPLETE_EOT")) {
-      decoded_bytes_[&s] += size;
+      s.decoded_bytes += size;
     }
     std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
     packets_->OnPacket(s.stream, offset, text);
@@ -797,7 +805,6 @@ class TreeRun {
   std::unique_ptr<MemoryView> memory_;
   std::vector<std::unique_ptr<StreamState>> states_;
   std::map<uint8_t, StreamState*> by_csid_;
-  std::map<const StreamState*, uint64_t> decoded_bytes_;
   StreamState* ete_printer_ = nullptr;
   const uint8_t* data_ = nullptr;
   size_t data_size_ = 0;

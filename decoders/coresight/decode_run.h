@@ -40,7 +40,6 @@ struct RunContext {
   const capture::Capture* capture = nullptr;
   const capture::AddressSpaceTimeline* timeline = nullptr;
   const ImageFiles* images = nullptr;
-  const std::vector<StreamInfo>* streams = nullptr;
   // Indexed by stream; a stream belongs to exactly one run, so runs on
   // different threads never touch the same entry.
   std::vector<StreamStats>* stats = nullptr;
