@@ -54,6 +54,7 @@ void CompareWithLister(int jobs) {
   size_t compared = 0, mismatches = 0;
   int status = testing::ForEachListingLine(
       absl::StrFormat("trc_pkt_lister -ss_dir %s -decode_only -logstdout "
+                      "-logfilename /dev/null "
                       "2>/dev/null",
                       dir),
       [&](const testing::ListingLine& l) {

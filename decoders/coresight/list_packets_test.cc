@@ -63,9 +63,10 @@ TEST_P(ListPacketsTest, LinesMatchTrcPktLister) {
   }
   std::vector<std::string> want;
   int status = testing::ForEachListingLine(
-      absl::StrFormat("trc_pkt_lister -ss_dir %s -decode -logstdout "
-                      "2>/dev/null",
-                      dir),
+      absl::StrFormat(
+          "trc_pkt_lister -ss_dir %s -decode -logstdout -logfilename /dev/null "
+          "2>/dev/null",
+          dir),
       [&](const testing::ListingLine& l) {
         if (l.text.rfind("[", 0) != 0) return;  // elements, not packets
         want.push_back(
@@ -84,8 +85,9 @@ TEST_P(ListPacketsTest, LinesMatchTrcPktLister) {
   std::map<uint32_t, uint64_t> lister_total_bytes;
   std::map<uint32_t, std::string> protocol_by_id;
   {
-    auto stats = hwt::testing::RunCommand(
-        {"trc_pkt_lister", "-ss_dir", dir, "-logstdout", "-stats"});
+    auto stats = hwt::testing::RunCommand({"trc_pkt_lister", "-ss_dir", dir,
+                                           "-logstdout", "-logfilename",
+                                           "/dev/null", "-stats"});
     ASSERT_EQ(stats.exit_code, 0);
     std::istringstream in(stats.out);
     std::string line;

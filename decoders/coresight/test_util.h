@@ -65,6 +65,8 @@ struct Range {
 
 // Runs `command` (through the shell) and calls `fn` for every line of its
 // standard output that starts with "Idx:". Returns the exit status.
+// trc_pkt_lister 1.3.3 also appends everything to ./trc_pkt_lister.ppl
+// unless given "-logfilename /dev/null": every test command passes it.
 int ForEachListingLine(const std::string& command,
                        const std::function<void(const ListingLine&)>& fn);
 // Parses "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x..:[0x..] num_i(N)...".
