@@ -134,6 +134,9 @@ class TimelineBuilder {
     for (uint32_t image : persistent_images_) {
       timeline_.MarkPersistent(image);
     }
+    // pending_ only grows when a change is recorded: a capture with no
+    // mapping at all has none.
+    pending_.resize(std::max(pending_.size(), last_position_.size()));
     for (size_t b = 0; b < last_position_.size(); ++b) {
       auto& changes = pending_[b];
       std::stable_sort(

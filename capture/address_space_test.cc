@@ -30,6 +30,17 @@ Record Exec(std::string path, uint64_t bias, uint64_t rtld,
   return r;
 }
 
+TEST(AddressSpaceTest, NothingMappedAnywhere) {
+  // No records, no dumps, no --image: every buffer's change list is empty.
+  Capture capture(InputKind::kBundleDirectory, "x", "/", TwoBuffers(), {}, {},
+                  std::nullopt);
+  auto timeline = BuildAddressSpaceTimeline(capture);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  EXPECT_TRUE(timeline->changes(0).empty());
+  EXPECT_TRUE(timeline->changes(1).empty());
+  EXPECT_TRUE(timeline->RegionsAt(1, 0).empty());
+}
+
 TEST(AddressSpaceTest, ExecutableMapsProgramAndInterpreter) {
   auto program = ReadElfFile(kProgram);
   ASSERT_TRUE(program.ok());

@@ -588,9 +588,9 @@ TEST_F(BundleTest, OtherInputs) {
               HasSubstr("neither a capture bundle"));
   HWT_REQUIRE_CORPUS(corpus);
   auto snapshot = OpenCapture(corpus + "/opencsd/snapshots/TC2", {});
-  EXPECT_EQ(snapshot.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(snapshot.status().message()),
-              HasSubstr("OpenCSD snapshots are not supported yet"));
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ((*snapshot)->kind(), InputKind::kOpenCsdSnapshot);
+  EXPECT_EQ((*snapshot)->manifest().backend, Backend::kCoreSight);
 }
 
 TEST_F(BundleTest, OptionsAgainstTheManifest) {

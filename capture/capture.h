@@ -36,7 +36,12 @@ struct InputOptions {
   std::string sysroot;             // prefix for recorded image paths
 };
 
-enum class InputKind { kBundleDirectory, kPackedBundle, kRawFile };
+enum class InputKind {
+  kBundleDirectory,
+  kPackedBundle,
+  kRawFile,
+  kOpenCsdSnapshot,  // an OpenCSD/DS-5 snapshot directory (snapshot.ini)
+};
 
 class Capture {
  public:

@@ -77,6 +77,13 @@ struct CoreSightSource {
   std::optional<int32_t> thread;
   std::string architecture;  // "etmv3", "ptm", "etmv4", "ete"
   std::string core_profile;  // "A", "R", "M" (etmv4); default "A"
+  // Architecture of the traced core, which changes how OpenCSD classifies
+  // instructions (v8.3 adds the PAuth returns): "v7", "v8", "v8.3", "aa64"
+  // (v8.3 and later). Empty: v7 for etmv3/ptm, v8 for etmv4, aa64 for ete.
+  std::string arch_version;
+  // The buffer (index into Manifest::buffers) this source writes to; empty:
+  // every buffer (HWT: all ETMs feed one ETR).
+  std::optional<uint32_t> buffer;
   std::map<std::string, uint64_t> registers;
 };
 struct CoreSightConfig {

@@ -73,6 +73,8 @@ Json CoreSightToJson(const CoreSightConfig& cs) {
     if (source.thread) s["thread"] = *source.thread;
     if (!source.architecture.empty()) s["architecture"] = source.architecture;
     if (!source.core_profile.empty()) s["core_profile"] = source.core_profile;
+    if (!source.arch_version.empty()) s["arch_version"] = source.arch_version;
+    if (source.buffer) s["buffer"] = *source.buffer;
     Json registers = Json::object();
     for (const auto& [name, value] : source.registers) {
       registers[name] = HexString(value);
@@ -182,6 +184,12 @@ absl::Status ReadCoreSight(const JsonObjectReader& in, CoreSightConfig* cs) {
     HWT_RETURN_IF_ERROR(s.NonNegativeI32("thread", &source.thread));
     HWT_RETURN_IF_ERROR(s.String("architecture", &source.architecture));
     HWT_RETURN_IF_ERROR(s.String("core_profile", &source.core_profile));
+    HWT_RETURN_IF_ERROR(s.String("arch_version", &source.arch_version));
+    if (s.json().contains("buffer")) {
+      uint32_t buffer = 0;
+      HWT_RETURN_IF_ERROR(s.U32("buffer", &buffer, /*required=*/true));
+      source.buffer = buffer;
+    }
     HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> registers,
                          s.Object("registers"));
     if (registers) {
@@ -671,6 +679,12 @@ absl::Status ValidateManifest(const Manifest& manifest,
                           absl::StrCat("expected \"A\", \"R\" or \"M\", got "
                                        "\"",
                                        source.core_profile, "\""));
+      }
+      if (source.buffer && *source.buffer >= manifest.buffers.size()) {
+        return FieldError(where, path + ".buffer",
+                          absl::StrCat("no buffer ", *source.buffer, " (the "
+                                       "capture has ",
+                                       manifest.buffers.size(), ")"));
       }
       for (const auto& [name, value] : source.registers) {
         if (name.empty()) {

@@ -15,6 +15,7 @@
 #include "capture/bundle_archive.h"
 #include "capture/capture.h"
 #include "capture/manifest_json.h"
+#include "capture/opencsd_snapshot.h"
 #include "capture/raw_detect.h"
 #include "capture/records_jsonl.h"
 
@@ -224,11 +225,7 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenCapture(
                         shown, options, std::nullopt);
     }
     if (IsFile(path + "/snapshot.ini")) {
-      // HOOK (OpenCSD snapshots): capture/opencsd_snapshot.h will provide
-      // OpenOpenCsdSnapshot(dir, options) returning a Capture; call it here:
-      //   return OpenOpenCsdSnapshot(path, options);
-      return absl::UnimplementedError(
-          absl::StrCat(path, ": OpenCSD snapshots are not supported yet"));
+      return OpenOpenCsdSnapshot(path, options);
     }
     return absl::InvalidArgumentError(absl::StrCat(
         path,
