@@ -60,6 +60,8 @@ class AddressSpaceTimeline {
   const std::vector<AddressSpaceChange>& changes(size_t buffer_index) const {
     return changes_[buffer_index];
   }
+  // Number of buffers changes() can be asked about.
+  size_t buffer_count() const { return changes_.size(); }
   // Whether an EXECUTABLE reset (kResetUser) unmaps this region: user ELF
   // images mapped from records do; kernel objects, memory dumps and --image
   // images do not. Decoders replaying changes must use this.
