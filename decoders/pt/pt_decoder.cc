@@ -63,6 +63,31 @@ const char* ErrorWhat(int code) {
   }
 }
 
+// libipt's class for an instruction our x86 decoder classified.
+enum pt_insn_class ClassOf(const x86::Insn& insn) {
+  switch (insn.cls) {
+    case x86::InsnClass::kCondJump:
+      return ptic_cond_jump;
+    case x86::InsnClass::kJump:
+    case x86::InsnClass::kJumpIndirect:
+      return ptic_jump;
+    case x86::InsnClass::kCall:
+    case x86::InsnClass::kCallIndirect:
+      return ptic_call;
+    case x86::InsnClass::kReturn:
+      return ptic_return;
+    case x86::InsnClass::kFarCall:
+      return ptic_far_call;
+    case x86::InsnClass::kFarReturn:
+      return ptic_far_return;
+    case x86::InsnClass::kFarJump:
+      return ptic_far_jump;
+    case x86::InsnClass::kOther:
+      return ptic_other;
+  }
+  return ptic_other;
+}
+
 struct BlockDecoderDeleter {
   void operator()(pt_block_decoder* decoder) const {
     pt_blk_free_decoder(decoder);
@@ -98,9 +123,11 @@ class EventOutput {
   // A block whose last instruction is a conditional branch to `target`
   // (0 = unknown).
   void AddCondBlock(const Event& block, uint64_t target) {
-    Add(block);
+    if (pending_ != kNone) Resolve(block.ip);
+    events_.push_back(block);
     pending_ = events_.size() - 1;
     pending_target_ = target;
+    MaybeFlush();
   }
 
   void Finish() {
@@ -312,7 +339,13 @@ void PtStreamDecoder::Impl::EmitBlock(pt_block_decoder* decoder,
 
   const std::optional<x86::Insn> last = LastInsn(block);
   if (last) event.next_ip = block.end_ip + last->length;
-  switch (block.iclass) {
+  enum pt_insn_class iclass = block.iclass;
+  if (iclass == ptic_error && last) {
+    // Blocks from libipt's block cache that end in an indirect jump or a far
+    // transfer do not say which (ptic_error): our decoder knows.
+    iclass = ClassOf(*last);
+  }
+  switch (iclass) {
     case ptic_call:
       event.branch = last && last->cls == x86::InsnClass::kCallIndirect
                          ? BranchKind::kCallIndirect
@@ -530,7 +563,9 @@ PtStreamDecoder::Impl::Stop PtStreamDecoder::Impl::DecodeFromSync(
       }
       return stop;
     }
-    AdvanceAddressSpace(base + offset);
+    // A change applies once libipt has read a byte at or after its
+    // position (libipt reads ahead of the flow it returns).
+    if (offset > 0) AdvanceAddressSpace(base + offset - 1);
     pt_block block;
     std::memset(&block, 0, sizeof(block));
     status = pt_blk_next(decoder, &block, sizeof(block));
@@ -685,8 +720,9 @@ PtStreamDecoder::~PtStreamDecoder() = default;
 
 void PtStreamDecoder::DecodeChunk(const uint8_t* data, size_t size,
                                   uint64_t file_offset, bool data_lost_before) {
+  const uint64_t lost_before = stats_.bytes_lost;
   impl_->DecodeChunk(data, size, file_offset, data_lost_before);
-  stats_.bytes_decoded = stats_.trace_bytes - stats_.bytes_lost;
+  stats_.bytes_decoded += size - (stats_.bytes_lost - lost_before);
 }
 
 void PtStreamDecoder::Finish() { impl_->Finish(); }
@@ -826,7 +862,6 @@ absl::Status PtDecoder::ListPackets(PacketSink& sink,
       ListPtPackets(run_.config, file.data() + chunk.offset, chunk.size,
                     chunk.offset, options, line, &stats);
     }
-    stats.bytes_decoded = stats.trace_bytes - stats.bytes_lost;
     stats_[i] = std::move(stats);
   }
   return absl::OkStatus();

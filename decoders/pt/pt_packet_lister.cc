@@ -329,6 +329,15 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
                    StreamStats* stats) {
   stats->trace_bytes += size;
   if (size == 0) return;
+  // Every byte of the chunk is decoded unless counted as lost.
+  const uint64_t lost_before = stats->bytes_lost;
+  struct Account {
+    StreamStats* stats;
+    uint64_t size, lost_before;
+    ~Account() {
+      stats->bytes_decoded += size - (stats->bytes_lost - lost_before);
+    }
+  } account{stats, size, lost_before};
   PtTraceBuffer buffer(data, size);
   pt_config config = base;
   config.begin = buffer.begin();
