@@ -117,7 +117,6 @@ struct TestSetup {
   std::vector<std::string> extra_raw;  // ptxed --raw FILE[:FROM[-TO]]:BASE
   PtdumpOptions ptdump;
   bool ptdump_show_offset = true;
-  bool ptdump_time = false;  // --time/--tcal: per-packet time estimates
   PtDecoderOptions decoder;
   PtxedFormatOptions ptxed;
   bool quiet = false;
@@ -178,13 +177,24 @@ TestSetup ParseOptions(const ManifestEntry& entry, const std::string& cpu) {
       setup.ptdump.lastip = true;
     } else if (arg == "--exec-mode") {
       setup.ptdump.exec_mode = true;
-    } else if (arg == "--time" || arg == "--tcal") {
-      setup.ptdump_time = true;
-    } else if (arg == "--time-delta" || arg == "--no-tcal" ||
-               arg == "--no-wall-clock" || arg == "--keep-tcal-on-ovf" ||
-               arg == "--no-cyc") {
-      // Only affect the time columns (handled with --time).
-      if (arg == "--no-cyc") setup.ptdump.no_cyc = true;
+    } else if (arg == "--time") {
+      setup.ptdump.time = true;
+    } else if (arg == "--tcal") {
+      setup.ptdump.tcal = true;
+    } else if (arg == "--time-delta") {
+      setup.ptdump.time_delta = true;
+    } else if (arg == "--no-tcal") {
+      setup.ptdump.no_tcal = true;
+    } else if (arg == "--no-wall-clock") {
+      setup.ptdump.no_wall_clock = true;
+    } else if (arg == "--keep-tcal-on-ovf") {
+      setup.ptdump.keep_tcal_on_ovf = true;
+    } else if (arg == "--no-cyc") {
+      setup.ptdump.no_cyc = true;
+    } else if (arg == "--no-pad") {
+      setup.ptdump.no_pad = true;
+    } else if (arg == "--no-timing") {
+      setup.ptdump.no_timing = true;
     } else {
       setup.unsupported.push_back("ptdump " + arg);
     }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_format.h"
+#include "decoders/pt/pt_packet_time.h"
 #include "decoders/pt/pt_sync.h"
 #include "decoders/pt/pt_trace_buffer.h"
 
@@ -52,7 +54,7 @@ struct LastIp {
   }
 };
 
-// The columns of one ptdump line.
+// The columns of one ptdump line, and the diagnostics to print before it.
 struct Columns {
   std::string raw;
   std::string opcode;
@@ -60,7 +62,129 @@ struct Columns {
   std::string tracking_id;
   std::string tracking;
   bool skip = false;
+  bool skip_time = false;
+  bool skip_tcal = false;
+  std::vector<std::string> diags;
+
+  void Diag(const char* what, int error) {
+    if (error < 0) {
+      diags.push_back(
+          absl::StrFormat("[%s: %s]", what, pt_errstr(pt_errcode(error))));
+    } else {
+      diags.push_back(absl::StrFormat("[%s]", what));
+    }
+  }
 };
+
+// State carried from packet to packet.
+struct Tracking {
+  LastIp last_ip;
+  PtTime time;
+  PtTimeCalibration tcal;
+  uint64_t last_tsc = 0;  // for --time-delta
+  uint64_t last_fcr = 0;
+  bool in_header = false;  // inside PSB+
+};
+
+// ptdump's time columns after a timing packet.
+void ShowTime(const PtdumpOptions& options, Tracking* t, Columns* c) {
+  if (options.tcal && !c->skip_tcal) {
+    c->tracking_id = "fcr";
+    uint64_t fcr = 0;
+    const int status = t->tcal.Fcr(&fcr);
+    if (status < 0) {
+      c->tracking = "<unavailable>";
+      c->Diag("error printing time", status);
+    } else {
+      const double value = static_cast<double>(fcr) / (1u << kFcrShift);
+      if (options.time_delta) {
+        const double old = static_cast<double>(t->last_fcr) / (1u << kFcrShift);
+        c->tracking = absl::StrFormat("%+.3f", value - old);
+        t->last_fcr = fcr;
+      } else {
+        c->tracking = absl::StrFormat("%.3f", value);
+      }
+    }
+  }
+  if (options.time && !c->skip_time) {
+    c->tracking_id = "tsc";
+    uint64_t tsc = 0;
+    const int status = t->time.Query(&tsc);
+    if (status < 0 && !(status == -pte_no_time && options.no_wall_clock)) {
+      c->Diag("error printing time", status);
+      c->tracking = "<unavailable>";
+      return;
+    }
+    if (options.time_delta) {
+      c->tracking = t->last_tsc <= tsc
+                        ? absl::StrFormat("+%x", tsc - t->last_tsc)
+                        : absl::StrFormat("-%x", t->last_tsc - tsc);
+      t->last_tsc = tsc;
+    } else {
+      c->tracking = absl::StrFormat("%016x", tsc);
+    }
+  }
+}
+
+// Updates the time tracking for a timing packet, as ptdump does.
+void TrackTime(const pt_packet& packet, const pt_config& config,
+               const PtdumpOptions& options, Tracking* t, Columns* c) {
+  int status = 0;
+  switch (packet.type) {
+    case ppt_tsc:
+      if (!options.no_tcal) {
+        status = t->in_header ? t->tcal.HeaderTsc(packet.payload.tsc)
+                              : t->tcal.UpdateTsc(packet.payload.tsc);
+        if (status < 0) c->Diag("error calibrating time", status);
+      }
+      status = t->time.UpdateTsc(packet.payload.tsc);
+      if (status < 0) c->Diag("error updating time", status);
+      break;
+    case ppt_cbr:
+      if (!options.no_tcal) {
+        status = t->in_header ? t->tcal.HeaderCbr(packet.payload.cbr, config)
+                              : t->tcal.UpdateCbr(packet.payload.cbr, config);
+        if (status < 0) c->Diag("error calibrating time", status);
+      }
+      status = t->time.UpdateCbr(packet.payload.cbr);
+      if (status < 0) c->Diag("error updating time", status);
+      c->skip_time = true;  // no time update at this packet
+      break;
+    case ppt_tma:
+      status = t->time.UpdateTma(packet.payload.tma, config);
+      if (status < 0) c->Diag("error updating time", status);
+      c->skip_tcal = true;  // no calibration update at this packet
+      break;
+    case ppt_mtc:
+      if (!options.no_tcal) {
+        status = t->tcal.UpdateMtc(packet.payload.mtc, config);
+        if (status < 0) c->Diag("error calibrating time", status);
+      }
+      status = t->time.UpdateMtc(packet.payload.mtc, config);
+      if (status < 0) c->Diag("error updating time", status);
+      break;
+    case ppt_cyc: {
+      uint64_t fcr = 0;
+      if (!options.no_tcal) {
+        status = t->tcal.Fcr(&fcr);
+        if (status < 0) c->Diag("calibration error", status);
+        status = t->tcal.UpdateCyc(packet.payload.cyc);
+        if (status < 0) c->Diag("error calibrating time", status);
+      }
+      status = t->time.UpdateCyc(packet.payload.cyc, config, fcr);
+      if (status < 0) {
+        c->Diag("error updating time", status);
+      } else if (fcr == 0) {
+        c->Diag("error updating time: no calibration", 0);
+      }
+      c->skip_tcal = true;
+      break;
+    }
+    default:
+      return;
+  }
+  ShowTime(options, t, c);
+}
 
 std::string IpPayload(const pt_packet_ip& ip) {
   switch (ip.ipc) {
@@ -111,8 +235,10 @@ std::string JoinFlags(const char* a, const char* b) {
 }
 
 // Fills `c` for `packet`; tracks the last IP for --lastip.
-void Describe(const pt_packet& packet, const PtdumpOptions& options,
-              LastIp* last_ip, Columns* c) {
+void Describe(const pt_packet& packet, const pt_config& config,
+              const PtdumpOptions& options, Tracking* tracking, Columns* c) {
+  LastIp* last_ip = &tracking->last_ip;
+  const bool track_time = options.time || options.tcal;
   auto ip_packet = [&](const char* name) {
     c->opcode = name;
     c->payload = IpPayload(packet.payload.ip);
@@ -137,9 +263,15 @@ void Describe(const pt_packet& packet, const PtdumpOptions& options,
       return;
     case ppt_psb:
       c->opcode = "psb";
+      if (track_time) {
+        const int status = tracking->tcal.UpdatePsb(config);
+        if (status < 0) c->Diag("error calibrating time", status);
+      }
+      tracking->in_header = true;
       return;
     case ppt_psbend:
       c->opcode = "psbend";
+      tracking->in_header = false;
       return;
     case ppt_pad:
       c->opcode = "pad";
@@ -147,6 +279,13 @@ void Describe(const pt_packet& packet, const PtdumpOptions& options,
       return;
     case ppt_ovf:
       c->opcode = "ovf";
+      if (track_time) {
+        if (options.keep_tcal_on_ovf) {
+          tracking->tcal.UpdateOvf();
+        } else {
+          tracking->tcal.Reset();
+        }
+      }
       return;
     case ppt_stop:
       c->opcode = "stop";
@@ -206,27 +345,34 @@ void Describe(const pt_packet& packet, const PtdumpOptions& options,
     case ppt_tsc:
       c->opcode = "tsc";
       c->payload = absl::StrFormat("%x", packet.payload.tsc.tsc);
+      if (track_time) TrackTime(packet, config, options, tracking, c);
       c->skip = options.no_timing;
       return;
     case ppt_cbr:
       c->opcode = "cbr";
       c->payload = absl::StrFormat("%x", packet.payload.cbr.ratio);
+      if (track_time) TrackTime(packet, config, options, tracking, c);
       c->skip = options.no_timing;
       return;
     case ppt_tma:
       c->opcode = "tma";
       c->payload = absl::StrFormat("%x, %x", packet.payload.tma.ctc,
                                    packet.payload.tma.fc);
+      if (track_time) TrackTime(packet, config, options, tracking, c);
       c->skip = options.no_timing;
       return;
     case ppt_mtc:
       c->opcode = "mtc";
       c->payload = absl::StrFormat("%x", packet.payload.mtc.ctc);
+      if (track_time) TrackTime(packet, config, options, tracking, c);
       c->skip = options.no_timing;
       return;
     case ppt_cyc:
       c->opcode = "cyc";
       c->payload = absl::StrFormat("%x", packet.payload.cyc.value);
+      if (track_time && !options.no_cyc) {
+        TrackTime(packet, config, options, tracking, c);
+      }
       c->skip = options.no_timing || options.no_cyc;
       return;
     case ppt_mnt:
@@ -360,7 +506,7 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
   uint64_t lost_from = 0;
   uint64_t search_from = 0;
   uint64_t last_sync = 0;
-  LastIp last_ip;
+  Tracking tracking;
   for (bool first = true;; first = false) {
     uint64_t sync = 0;
     if (first && options.no_sync) {
@@ -395,7 +541,10 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
                                 buffer.begin()[offset + i]);
         }
       }
-      Describe(packet, options, &last_ip, &columns);
+      Describe(packet, config, options, &tracking, &columns);
+      for (const std::string& diag : columns.diags) {
+        line(file_offset + offset, diag);
+      }
       if (!columns.skip) line(file_offset + offset, Render(columns));
     }
     // The end, or a packet cut off by the end (its bytes were read).
@@ -416,7 +565,7 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
         next ? "the next PSB" : "the end of the chunk");
     stats->AddError(std::move(error));
     lost_from = offset;
-    last_ip = LastIp();
+    tracking = Tracking();
   }
   lose(lost_from, size);
 }

@@ -26,6 +26,14 @@ struct PtdumpOptions {
   bool no_cyc = false;     // --no-cyc
   bool no_sync = false;    // --no-sync: decode from the first byte, not the
                            // first PSB
+  // Time per packet (see pt_packet_time.h).
+  bool time = false;              // --time: the estimated TSC on timing
+                                  // packets
+  bool tcal = false;              // --tcal: the calibration (fcr) instead
+  bool time_delta = false;        // --time-delta: as deltas
+  bool no_tcal = false;           // --no-tcal: do not calibrate
+  bool no_wall_clock = false;     // --no-wall-clock: relative time is fine
+  bool keep_tcal_on_ovf = false;  // --keep-tcal-on-ovf
 };
 
 // Called with the trace offset and the text after ptdump's offset column;

@@ -17,9 +17,11 @@ using ::hwt::pt::testing::PtWriter;
 
 std::string List(const std::vector<uint8_t>& trace,
                  const PtdumpOptions& options = {},
-                 StreamStats* stats = nullptr, uint64_t file_offset = 0) {
+                 StreamStats* stats = nullptr, uint64_t file_offset = 0,
+                 const pt_config* base = nullptr) {
   pt_config config;
   pt_config_init(&config);
+  if (base != nullptr) config = *base;
   StreamStats local;
   std::string out;
   ListPtPackets(
@@ -153,6 +155,48 @@ TEST(PtPacketListerTest, PacketCutByTheEndIsNotAnError) {
     EXPECT_EQ(stats.errors, 0u);
     EXPECT_EQ(stats.bytes_lost, 0u);
   }
+}
+
+TEST(PtPacketListerTest, TimeEstimates) {
+  // TSC 0xa0000; TMA: CTC 0x1fff, fast counter 1; MTCs with CTC 0 and 1 at
+  // MTC frequency 0 (one CTC tick per MTC), 9/3 TSC ticks per CTC tick:
+  //   TMA: base = 0xa0000 - 1, CTC 0xff (8 bits at frequency 0): no change
+  //   MTC 0: 0x100 - 0xff = 1 CTC tick (wrapped) = 3 TSC ticks: 0xa0002
+  //   MTC 1: 1 more tick: 0xa0005
+  PtWriter w;
+  w.Psb().Psbend().Tsc(0xa0000);
+  pt_packet tma = {};
+  tma.type = ppt_tma;
+  tma.payload.tma.ctc = 0x1fff;
+  tma.payload.tma.fc = 1;
+  w.Packet(tma);
+  pt_packet mtc = {};
+  mtc.type = ppt_mtc;
+  mtc.payload.mtc.ctc = 0;
+  w.Packet(mtc);
+  mtc.payload.mtc.ctc = 1;
+  w.Packet(mtc);
+  pt_config config;
+  pt_config_init(&config);
+  config.mtc_freq = 0;
+  config.cpuid_0x15_eax = 3;
+  config.cpuid_0x15_ebx = 9;
+  PtdumpOptions options;
+  options.time = true;
+  options.time_delta = true;
+  options.no_tcal = true;
+  EXPECT_EQ(
+      List(w.bytes(), options, nullptr, 0, &config),
+      "0000000000000000  psb\n"
+      "0000000000000010  psbend\n"
+      "0000000000000012  tsc        a0000                     tsc  +a0000\n"
+      "000000000000001a  tma        1fff, 1                   tsc  +0\n"
+      "0000000000000021  mtc        0                         tsc  +2\n"
+      "0000000000000023  mtc        1                         tsc  +3\n");
+  options.time_delta = false;
+  EXPECT_THAT(List(w.bytes(), options, nullptr, 0, &config),
+              ::testing::HasSubstr("mtc        1                         tsc  "
+                                   "00000000000a0005\n"));
 }
 
 }  // namespace
