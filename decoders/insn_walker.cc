@@ -6,7 +6,9 @@
 namespace hwt {
 
 InsnCache::InsnCache(const MemoryImage& memory)
-    : memory_(memory), generation_(memory.generation()) {}
+    : memory_(memory),
+      generation_(memory.generation()),
+      recent_(new Recent[kRecent]) {}
 
 int InsnCache::ModeIndex(Isa isa) {
   switch (isa) {
@@ -22,9 +24,22 @@ int InsnCache::ModeIndex(Isa isa) {
 std::optional<x86::Insn> InsnCache::Get(uint64_t address, Isa isa) {
   if (generation_ != memory_.generation()) {
     for (auto& cache : cache_) cache.clear();
+    for (size_t i = 0; i < kRecent; ++i) recent_[i].mode = -1;
     generation_ = memory_.generation();
   }
   const int mode = ModeIndex(isa);
+  Recent& recent = recent_[(address ^ (address >> 10)) % kRecent];
+  if (recent.mode == mode && recent.address == address) return recent.insn;
+  std::optional<x86::Insn> insn = Lookup(address, mode);
+  if (insn) {
+    recent.address = address;
+    recent.mode = mode;
+    recent.insn = *insn;
+  }
+  return insn;
+}
+
+std::optional<x86::Insn> InsnCache::Lookup(uint64_t address, int mode) {
   auto [it, inserted] = cache_[mode].try_emplace(address);
   if (!inserted) return it->second;
   uint8_t bytes[15];

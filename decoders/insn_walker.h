@@ -35,8 +35,20 @@ class InsnCache {
  private:
   static int ModeIndex(Isa isa);
 
+  std::optional<x86::Insn> Lookup(uint64_t address, int mode);
+
+  // A small direct-mapped cache in front of the hash maps: decoders ask for
+  // the same few block ends over and over.
+  struct Recent {
+    uint64_t address = 0;
+    int mode = -1;  // -1 = empty
+    x86::Insn insn;
+  };
+  static constexpr size_t kRecent = 1024;
+
   const MemoryImage& memory_;
   uint64_t generation_;
+  std::unique_ptr<Recent[]> recent_;
   absl::flat_hash_map<uint64_t, std::optional<x86::Insn>> cache_[3];
   std::unique_ptr<x86::InsnDecoder> decoders_[3];
 };

@@ -32,8 +32,11 @@ MemoryImage::MemoryImage(const capture::AddressSpaceTimeline& timeline,
       region_files_(timeline.regions().size(), nullptr),
       region_file_resolved_(timeline.regions().size(), false) {}
 
-bool MemoryImage::AdvanceTo(uint64_t position) {
-  if (buffer_index_ >= timeline_.buffer_count()) return false;
+bool MemoryImage::ApplyChangesUpTo(uint64_t position) {
+  if (buffer_index_ >= timeline_.buffer_count()) {
+    next_position_ = UINT64_MAX;
+    return false;
+  }
   const auto& changes = timeline_.changes(buffer_index_);
   bool changed = false;
   while (next_change_ < changes.size() &&
@@ -52,11 +55,15 @@ bool MemoryImage::AdvanceTo(uint64_t position) {
     }
     changed = true;
   }
+  next_position_ = next_change_ < changes.size()
+                       ? changes[next_change_].position
+                       : UINT64_MAX;
   return changed;
 }
 
 void MemoryImage::Rewind() {
   next_change_ = 0;
+  next_position_ = 0;
   if (!pieces_.empty()) ++generation_;
   pieces_.clear();
   order_.clear();

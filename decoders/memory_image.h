@@ -46,7 +46,9 @@ class MemoryImage {
   // Applies, in order, every change of the buffer whose position is <=
   // `position` and that was not applied yet. Returns true if anything
   // changed. Positions only move forward; Rewind() starts over (empty).
-  bool AdvanceTo(uint64_t position);
+  bool AdvanceTo(uint64_t position) {
+    return position >= next_position_ && ApplyChangesUpTo(position);
+  }
   void Rewind();
 
   // Direct edits (tests, raw inputs): a later mapping hides what it overlaps.
@@ -82,6 +84,7 @@ class MemoryImage {
     uint32_t region = 0;
   };
 
+  bool ApplyChangesUpTo(uint64_t position);
   // Bytes of the region's file (nullptr when the file cannot be read).
   const MappedFile* RegionFile(uint32_t region) const;
   // Removes every visible piece in [start, end); returns true if any.
@@ -91,6 +94,7 @@ class MemoryImage {
   size_t buffer_index_;
   std::shared_ptr<ImageFileCache> files_;
   size_t next_change_ = 0;
+  uint64_t next_position_ = 0;        // position of changes()[next_change_]
   std::map<uint64_t, Piece> pieces_;  // by start address, non-overlapping
   std::vector<uint32_t> order_;
   uint64_t generation_ = 0;

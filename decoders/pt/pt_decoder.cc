@@ -282,6 +282,20 @@ class PtStreamDecoder::Impl {
                  uint64_t offset);
   void EmitEvent(const pt_event& event, uint64_t offset);
   uint64_t ErrorIp(const pt_block& block, int code);
+  // 1 + the region of a section (0 = unknown), cached per stream so the hot
+  // path takes no lock.
+  uint32_t RegionNumber(int isid) {
+    if (isid > 0 && static_cast<size_t>(isid) < region_numbers_.size() &&
+        region_numbers_[isid] != 0) {
+      return region_numbers_[isid];
+    }
+    const auto region = run_.sections->RegionOf(isid);
+    if (!region) return 0;
+    if (region_numbers_.size() <= static_cast<size_t>(isid)) {
+      region_numbers_.resize(isid + 1, 0);
+    }
+    return region_numbers_[isid] = *region + 1;
+  }
   std::optional<x86::Insn> LastInsn(const pt_block& block);
   void Lose(uint64_t from, uint64_t to) {
     if (to > from) stats_->bytes_lost += to - from;
@@ -294,6 +308,7 @@ class PtStreamDecoder::Impl {
   EventOutput out_;
   StreamStats* stats_;
   std::unique_ptr<x86::InsnDecoder> raw_decoders_[3];
+  std::vector<uint32_t> region_numbers_;  // by isid
 };
 
 void PtStreamDecoder::Impl::AdvanceAddressSpace(uint64_t position) {
@@ -331,9 +346,7 @@ void PtStreamDecoder::Impl::EmitBlock(pt_block_decoder* decoder,
   uint64_t time = 0;
   uint32_t lost_mtc = 0, lost_cyc = 0;
   if (pt_blk_time(decoder, &time, &lost_mtc, &lost_cyc) >= 0) event.time = time;
-  if (auto region = run_.sections->RegionOf(block.isid)) {
-    event.region = *region + 1;
-  }
+  event.region = RegionNumber(block.isid);
   ++stats_->blocks;
   stats_->instructions += block.ninsn;
 

@@ -14,11 +14,33 @@
 // (a gap, the end of the trace, a disable without ip) the branch is kNone:
 // the outcome is unknown.
 //
+// libipt may return blocks from its block cache that end in an indirect jump
+// or a far transfer with iclass ptic_error; the branch kind then comes from
+// decoding the last instruction. How a run of instructions is split into
+// blocks can depend on the cache (several decoders share it), the flow does
+// not.
+//
 // Errors: a failing pt_blk_next/pt_blk_event becomes a kGap with the trace
 // offset and the pte_ code, plus a DecodeErrorInfo; decoding resumes at the
-// next PSB (pt_blk_sync_forward) and the bytes in between are counted as
-// lost, as are the bytes before a chunk's first PSB. For every stream
-// trace_bytes == bytes_decoded + bytes_lost.
+// next PSB and the bytes in between are counted as lost, as are the bytes
+// before a chunk's first PSB. For every stream trace_bytes == bytes_decoded +
+// bytes_lost. The next PSB is found by our own search (pt_sync.h), starting a
+// little before the failing packet, and decoding restarts there with
+// pt_blk_sync_set: equivalent to pt_blk_sync_forward, except that a PSB
+// partly swallowed by the failing packet is found (as libipt >= 2.1 does)
+// and libipt 2.0.5's out-of-bounds PSB search is never used. kSync marks
+// these sync points only; the PSBs libipt passes while decoding do not
+// interrupt the flow.
+//
+// Address-space changes (the timeline's kMap/kUnmap/kResetUser for the
+// buffer) apply once libipt has read a trace byte at or after their
+// position: libipt's query decoder reads ahead of the blocks it returns
+// (past the next PSB+ when tracing is off), so within a chunk a change may
+// apply a little before the flow reaches its position; at a chunk start it
+// applies exactly. Event::time is libipt's TSC estimate (pt_blk_time) or 0
+// without timing packets; kTimestamp events come only from libipt's tick
+// events (PtDecoderOptions::enable_tick_events). StreamStats::packets is
+// counted by ListPackets only (the block decoder does not report packets).
 #ifndef HWT_DECODERS_PT_PT_DECODER_H_
 #define HWT_DECODERS_PT_PT_DECODER_H_
 
