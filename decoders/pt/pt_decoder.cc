@@ -110,7 +110,8 @@ class EventOutput {
 
   void Add(const Event& event) {
     if (pending_ != kNone) {
-      if (event.kind == EventKind::kGap) {
+      if (event.kind == EventKind::kGap || event.kind == EventKind::kSync) {
+        // The flow was interrupted: decoding restarts elsewhere.
         Resolve(std::nullopt);
       } else if (auto location = LocationOf(event)) {
         Resolve(location);

@@ -175,6 +175,26 @@ TEST(PtDecoderTest, CondBranchAtTheEndOfTheTraceIsUnknown) {
   EXPECT_EQ(d.blocks[0].branch, BranchKind::kNone);
 }
 
+TEST(PtDecoderTest, CondBranchBeforeARestartIsUnknown) {
+  // The first chunk ends right after the jne's TNT; the second starts with a
+  // PSB at the jne's target: not evidence that the branch was taken.
+  PtWriter first;
+  first.SyncAt(0x1008).Tnt("!");
+  PtWriter second;
+  second.SyncAt(0x1005).Fup(0x1008).TipPgd();
+  std::vector<uint8_t> trace = first.bytes();
+  trace.insert(trace.end(), second.bytes().begin(), second.bytes().end());
+  testing::TestCaptureOptions options;
+  options.chunks.push_back({0, first.size(), false, false, false});
+  options.chunks.push_back({first.size(), second.size(), false, false, false});
+  auto test = MakeTestCapture(trace, {LoopCode()}, options);
+  ASSERT_TRUE(test.ok()) << test.status();
+  Decoded d = Decode(*test);
+  EXPECT_EQ(Blocks(d.blocks),
+            "1008-100b/2 none next=100d\n"
+            "1005-1005/1 none next=1008\n");
+}
+
 TEST(PtDecoderTest, EventMapping) {
   PtWriter w;
   w.Psb()
