@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "decoders/insn_walker.h"
+#include "decoders/pt/pt_event_output.h"
 #include "decoders/pt/pt_events.h"
 #include "decoders/pt/pt_sync.h"
 #include "decoders/pt/pt_trace_buffer.h"
@@ -92,127 +93,6 @@ struct BlockDecoderDeleter {
   void operator()(pt_block_decoder* decoder) const {
     pt_blk_free_decoder(decoder);
   }
-};
-
-// Batches events for one stream and decides conditional branches (see
-// pt_decoder.h): a block ending in a conditional branch is held until an
-// event says where execution continued.
-class EventOutput {
- public:
-  EventOutput(EventSink* sink, std::mutex* sink_mutex, uint32_t stream,
-              size_t batch_size)
-      : sink_(sink),
-        sink_mutex_(sink_mutex),
-        stream_(stream),
-        batch_size_(std::max<size_t>(batch_size, 1)) {
-    events_.reserve(batch_size_ + 16);
-  }
-
-  void Add(const Event& event) {
-    if (pending_ != kNone) {
-      if (event.kind == EventKind::kGap || event.kind == EventKind::kSync) {
-        // The flow was interrupted: decoding restarts elsewhere.
-        Resolve(std::nullopt);
-      } else if (auto location = LocationOf(event)) {
-        Resolve(location);
-      }
-    }
-    events_.push_back(event);
-    MaybeFlush();
-  }
-
-  // A block whose last instruction is a conditional branch to `target`
-  // (0 = unknown).
-  void AddCondBlock(const Event& block, uint64_t target) {
-    if (pending_ != kNone) Resolve(block.ip);
-    events_.push_back(block);
-    pending_ = events_.size() - 1;
-    pending_target_ = target;
-    MaybeFlush();
-  }
-
-  void Finish() {
-    if (pending_ != kNone) Resolve(std::nullopt);
-    Flush(events_.size());
-    if (sink_mutex_ != nullptr) {
-      std::lock_guard<std::mutex> lock(*sink_mutex_);
-      sink_->OnStreamEnd(stream_);
-    } else {
-      sink_->OnStreamEnd(stream_);
-    }
-  }
-
- private:
-  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
-
-  // Where execution is known to continue after a pending branch.
-  static std::optional<uint64_t> LocationOf(const Event& event) {
-    switch (event.kind) {
-      case EventKind::kBlock:
-        return event.ip;
-      case EventKind::kDisabled:
-        if (event.code & kPtEndOfTrace) return std::nullopt;
-        if (event.code & kPtAsync) return event.ip;  // `at`
-        if (event.code & kPtIpSuppressed) return std::nullopt;
-        return event.ip;
-      case EventKind::kException:
-        return event.ip;
-      case EventKind::kPaging:
-        if (event.code & kPtAsync) return event.ip;
-        return std::nullopt;
-      default:
-        return std::nullopt;
-    }
-  }
-
-  void Resolve(std::optional<uint64_t> location) {
-    Event& block = events_[pending_];
-    const uint64_t fallthrough = block.next_ip;
-    if (!location) {
-      block.branch = BranchKind::kNone;
-    } else if (fallthrough != 0 && *location == fallthrough) {
-      block.branch = BranchKind::kCondNotTaken;
-    } else if (pending_target_ != 0 && *location == pending_target_) {
-      block.branch = BranchKind::kCondTaken;
-    } else {
-      block.branch = BranchKind::kNone;
-    }
-    pending_ = kNone;
-  }
-
-  void MaybeFlush() {
-    if (events_.size() < batch_size_) return;
-    if (pending_ == kNone) {
-      Flush(events_.size());
-    } else if (pending_ > 0) {
-      Flush(pending_);
-    } else if (events_.size() >= 4 * batch_size_) {
-      // Nothing has said where the branch went for a long time.
-      Resolve(std::nullopt);
-      Flush(events_.size());
-    }
-  }
-
-  void Flush(size_t count) {
-    if (count == 0) return;
-    absl::Span<const Event> span(events_.data(), count);
-    if (sink_mutex_ != nullptr) {
-      std::lock_guard<std::mutex> lock(*sink_mutex_);
-      sink_->OnEvents(stream_, span);
-    } else {
-      sink_->OnEvents(stream_, span);
-    }
-    events_.erase(events_.begin(), events_.begin() + count);
-    if (pending_ != kNone) pending_ -= count;
-  }
-
-  EventSink* sink_;
-  std::mutex* sink_mutex_;
-  uint32_t stream_;
-  size_t batch_size_;
-  std::vector<Event> events_;
-  size_t pending_ = kNone;
-  uint64_t pending_target_ = 0;
 };
 
 }  // namespace
