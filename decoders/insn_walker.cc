@@ -10,24 +10,12 @@ InsnCache::InsnCache(const MemoryImage& memory)
       generation_(memory.generation()),
       recent_(new Recent[kRecent]) {}
 
-int InsnCache::ModeIndex(Isa isa) {
-  switch (isa) {
-    case Isa::kX86_32:
-      return 1;
-    case Isa::kX86_16:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
-std::optional<x86::Insn> InsnCache::Get(uint64_t address, Isa isa) {
+std::optional<x86::Insn> InsnCache::GetSlow(uint64_t address, int mode) {
   if (generation_ != memory_.generation()) {
     for (auto& cache : cache_) cache.clear();
     for (size_t i = 0; i < kRecent; ++i) recent_[i].mode = -1;
     generation_ = memory_.generation();
   }
-  const int mode = ModeIndex(isa);
   Recent& recent = recent_[(address ^ (address >> 10)) % kRecent];
   if (recent.mode == mode && recent.address == address) return recent.insn;
   std::optional<x86::Insn> insn = Lookup(address, mode);

@@ -28,12 +28,23 @@ class InsnCache {
   // The instruction at `address` decoded in `isa` (64-bit when unknown);
   // nullopt when no code is mapped there or the bytes are not a valid
   // instruction.
-  std::optional<x86::Insn> Get(uint64_t address, Isa isa);
+  std::optional<x86::Insn> Get(uint64_t address, Isa isa) {
+    const int mode = ModeIndex(isa);
+    const Recent& recent = recent_[(address ^ (address >> 10)) % kRecent];
+    if (recent.mode == mode && recent.address == address &&
+        generation_ == memory_.generation()) {
+      return recent.insn;
+    }
+    return GetSlow(address, mode);
+  }
 
   const MemoryImage& memory() const { return memory_; }
 
  private:
-  static int ModeIndex(Isa isa);
+  static int ModeIndex(Isa isa) {
+    return isa == Isa::kX86_32 ? 1 : isa == Isa::kX86_16 ? 2 : 0;
+  }
+  std::optional<x86::Insn> GetSlow(uint64_t address, int mode);
 
   std::optional<x86::Insn> Lookup(uint64_t address, int mode);
 

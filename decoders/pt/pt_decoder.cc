@@ -190,6 +190,8 @@ class PtStreamDecoder::Impl {
   StreamStats* stats_;
   std::unique_ptr<x86::InsnDecoder> raw_decoders_[3];
   std::vector<uint32_t> region_numbers_;  // by isid
+  // Whether the trace has timing: blocks ask libipt for the time only then.
+  bool has_time_ = false;
 };
 
 void PtStreamDecoder::Impl::AdvanceAddressSpace(uint64_t position) {
@@ -224,9 +226,13 @@ void PtStreamDecoder::Impl::EmitBlock(pt_block_decoder* decoder,
   event.isa = IsaOf(block.mode);
   event.offset = offset;
   event.code = block.speculative ? kBlockSpeculative : 0;
-  uint64_t time = 0;
-  uint32_t lost_mtc = 0, lost_cyc = 0;
-  if (pt_blk_time(decoder, &time, &lost_mtc, &lost_cyc) >= 0) event.time = time;
+  if (has_time_) {
+    uint64_t time = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    if (pt_blk_time(decoder, &time, &lost_mtc, &lost_cyc) >= 0) {
+      event.time = time;
+    }
+  }
   event.region = RegionNumber(block.isid);
   ++stats_->blocks;
   stats_->instructions += block.ninsn;
@@ -277,6 +283,7 @@ void PtStreamDecoder::Impl::EmitBlock(pt_block_decoder* decoder,
 }
 
 void PtStreamDecoder::Impl::EmitEvent(const pt_event& ev, uint64_t offset) {
+  if (ev.has_tsc) has_time_ = true;
   Event event;
   event.offset = offset;
   event.time = ev.has_tsc ? ev.tsc : 0;
@@ -591,6 +598,14 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
     }
     finish_loss(*psb, true);
     last_sync = *psb;
+    if (!has_time_) {
+      // A trace with timing has a TSC in every PSB+.
+      uint64_t time = 0;
+      uint32_t lost_mtc = 0, lost_cyc = 0;
+      has_time_ =
+          pt_blk_time(decoder.get(), &time, &lost_mtc, &lost_cyc) >= 0 &&
+          time != 0;
+    }
     Event sync_event;
     sync_event.kind = EventKind::kSync;
     sync_event.offset = base + *psb;

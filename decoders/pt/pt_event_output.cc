@@ -17,7 +17,7 @@ EventOutput::EventOutput(EventSink* sink, std::mutex* sink_mutex,
   events_.reserve(batch_size_ + 16);
 }
 
-void EventOutput::Add(const Event& event) {
+void EventOutput::AddSlow(const Event& event) {
   if (pending_ != kNone) {
     if (event.kind == EventKind::kGap || event.kind == EventKind::kSync) {
       // The flow was interrupted: decoding restarts elsewhere.

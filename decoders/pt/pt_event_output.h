@@ -25,7 +25,13 @@ class EventOutput {
   EventOutput(EventSink* sink, std::mutex* sink_mutex, uint32_t stream,
               size_t batch_size);
 
-  void Add(const Event& event);
+  void Add(const Event& event) {
+    if (pending_ == kNone && events_.size() + 1 < batch_size_) {
+      events_.push_back(event);  // the common case
+      return;
+    }
+    AddSlow(event);
+  }
   // A block whose last instruction is a conditional branch to `target`
   // (0 = unknown).
   void AddCondBlock(const Event& block, uint64_t target);
@@ -35,6 +41,7 @@ class EventOutput {
  private:
   static constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
+  void AddSlow(const Event& event);
   static std::optional<uint64_t> LocationOf(const Event& event);
   void Resolve(std::optional<uint64_t> location);
   void MaybeFlush();
