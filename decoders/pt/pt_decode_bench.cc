@@ -257,6 +257,9 @@ Result Ours(testing::TestCapture& test, bool end_on_call, bool end_on_jump) {
   PtDecoderOptions options;
   options.end_on_call = end_on_call;
   options.end_on_jump = end_on_jump;
+  if (const char* batch = getenv("HWT_BENCH_BATCH")) {
+    options.batch_size = std::strtoul(batch, nullptr, 10);
+  }
   auto decoder = PtDecoder::Create(*test.capture, test.timeline, options);
   CountingSink sink;
   if (!decoder.ok() || !(*decoder)->Decode(sink).ok()) {
