@@ -81,6 +81,8 @@ std::string_view EventKindName(EventKind kind) {
       return "exception-return";
     case EventKind::kSync:
       return "sync";
+    case EventKind::kBackend:
+      return "backend";
   }
   return "unknown";
 }

@@ -49,7 +49,8 @@ inline bool IsCall(BranchKind k) {
 }
 
 enum class EventKind : uint8_t {
-  kBlock,         // ninsn instructions from ip to last_ip executed
+  kBlock,         // ninsn instructions from ip to last_ip executed;
+                  // code = kBlockSpeculative if inside a transaction
   kEnabled,       // tracing (re)started at ip (TIP.PGE, TRACE_ON + range)
   kDisabled,      // tracing stopped; ip = where it would resume if known
   kGap,           // trace lost or undecodable: reason, value = bytes lost,
@@ -62,9 +63,18 @@ enum class EventKind : uint8_t {
   kCoreBusRatio,  // value = core:bus ratio (PT CBR)
   kException,     // exception/interrupt taken at ip: value = number
   kExceptionReturn,
-  kSync,  // a synchronisation point (PSB, ASYNC) at offset: call
-          // stacks built from return compression restart here
+  kSync,     // a synchronisation point (PSB, ASYNC) at offset: call
+             // stacks built from return compression restart here
+  kBackend,  // a backend-specific event that changes neither the flow nor
+             // the address space (PT: TSX, PTWRITE, power, VMCS, MNT...):
+             // code = the backend's event type (see e.g. decoders/pt/
+             // pt_events.h), value/ip = its payload. Consumers that do not
+             // know the backend ignore it.
 };
+
+// kBlock code flag: the block executed speculatively (inside a hardware
+// transaction that may still abort).
+inline constexpr uint32_t kBlockSpeculative = 1;
 std::string_view EventKindName(EventKind kind);
 
 enum class GapReason : uint8_t {

@@ -1,0 +1,41 @@
+// CreateDecoder(): picks the control-flow decoder for a capture's backend.
+// Each backend is one case here; its decoder lives in its own folder.
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "decoders/decoder.h"
+#include "decoders/coresight/coresight_decoder.h"
+#include "decoders/pt/pt_decoder.h"
+
+namespace hwt {
+
+absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& address_space,
+    const DecoderOptions& options) {
+  const capture::Backend backend = capture.manifest().backend;
+  switch (backend) {
+    case capture::Backend::kPt: {
+      pt::PtDecoderOptions pt_options;
+      pt_options.jobs = options.jobs;
+      HWT_ASSIGN_OR_RETURN(
+          std::unique_ptr<pt::PtDecoder> decoder,
+          pt::PtDecoder::Create(capture, address_space, pt_options));
+      return std::unique_ptr<TraceDecoder>(std::move(decoder));
+    }
+    case capture::Backend::kCoreSight:
+      return coresight::CreateCoreSightDecoder(capture, address_space,
+                                               options);
+    case capture::Backend::kSpe:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: SPE captures hold samples, not control flow: use the SPE "
+          "record decoder (decoders/spe)",
+          capture.source_path()));
+    case capture::Backend::kUnknown:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: unknown trace backend '%s'", capture.source_path(),
+                      capture::BackendName(backend)));
+}
+
+}  // namespace hwt

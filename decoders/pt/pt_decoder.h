@@ -1,0 +1,157 @@
+// The Intel PT decoder: libipt's block decoder over file-backed sections,
+// turned into the unified event model (see pt_events.h for the mapping).
+// One stream per capture buffer; each buffer chunk is decoded on its own.
+//
+// Blocks: with the default options every call and jump ends a block, so a
+// block is contiguous straight-line code whose last instruction is the
+// branch (if any). next_ip is end_ip + the size of the last instruction
+// (decoded once per address with the x86 InsnDecoder over the MemoryImage).
+// A conditional branch always ends a libipt block; whether it was taken is
+// not in pt_block, so the block is held back until the next event that
+// says where execution went: the next block's ip, a disable's ip/at, an
+// interrupt's from, an asynchronous paging event's ip. Equal to next_ip:
+// kCondNotTaken; equal to the branch target: kCondTaken. When nothing tells
+// (a gap, the end of the trace, a disable without ip) the branch is kNone:
+// the outcome is unknown.
+//
+// libipt may return blocks from its block cache that end in an indirect jump
+// or a far transfer with iclass ptic_error; the branch kind then comes from
+// decoding the last instruction. How a run of instructions is split into
+// blocks can depend on the cache (several decoders share it), the flow does
+// not.
+//
+// Errors: a failing pt_blk_next/pt_blk_event becomes a kGap with the trace
+// offset and the pte_ code, plus a DecodeErrorInfo; decoding resumes at the
+// next PSB and the bytes in between are counted as lost, as are the bytes
+// before a chunk's first PSB. For every stream trace_bytes == bytes_decoded +
+// bytes_lost. The next PSB is found by our own search (pt_sync.h), starting a
+// little before the failing packet, and decoding restarts there with
+// pt_blk_sync_set: equivalent to pt_blk_sync_forward, except that a PSB
+// partly swallowed by the failing packet is found (as libipt >= 2.1 does)
+// and libipt 2.0.5's out-of-bounds PSB search is never used. kSync marks
+// these sync points only; the PSBs libipt passes while decoding do not
+// interrupt the flow.
+//
+// Address-space changes (the timeline's kMap/kUnmap/kResetUser for the
+// buffer) apply once libipt has read a trace byte at or after their
+// position: libipt's query decoder reads ahead of the blocks it returns
+// (past the next PSB+ when tracing is off), so within a chunk a change may
+// apply a little before the flow reaches its position; at a chunk start it
+// applies exactly. Event::time is libipt's TSC estimate (pt_blk_time) or 0
+// without timing packets; kTimestamp events come only from libipt's tick
+// events (PtDecoderOptions::enable_tick_events). StreamStats::packets is
+// counted by ListPackets only (the block decoder does not report packets).
+#ifndef HWT_DECODERS_PT_PT_DECODER_H_
+#define HWT_DECODERS_PT_PT_DECODER_H_
+
+#include <intel-pt.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/decoder.h"
+#include "decoders/memory_image.h"
+#include "decoders/pt/pt_cpu.h"
+#include "decoders/pt/pt_packet_lister.h"
+#include "decoders/pt/pt_sections.h"
+
+namespace hwt::pt {
+
+struct PtDecoderOptions {
+  // End a block at every call / every jump (libipt end_on_call /
+  // end_on_jump): calls and tail calls become visible in the event stream
+  // and blocks are contiguous. Costs ~1% / ~10% decode speed.
+  bool end_on_call = true;
+  bool end_on_jump = true;
+  // Ask libipt for tick events (kTimestamp + kPtTick) when time advances.
+  bool enable_tick_events = false;
+  // Events per EventSink::OnEvents call.
+  size_t batch_size = 4096;
+  // Worker threads: buffers are decoded in parallel (sink calls are
+  // serialised).
+  int jobs = 1;
+};
+
+// What every stream of one run shares: the libipt configuration, the
+// section cache and the mapped image files.
+struct PtRunContext {
+  const capture::AddressSpaceTimeline* timeline = nullptr;
+  struct pt_config config = {};  // without begin/end
+  PtCpuSetup cpu;
+  PtDecoderOptions options;
+  std::unique_ptr<PtSectionCache> sections;
+  std::shared_ptr<ImageFileCache> files;
+};
+
+// Builds the libipt configuration for a capture's manifest (CPU, errata,
+// CPUID 0x15, nominal frequency, MTC frequency, address filters).
+void BuildPtConfig(const capture::Manifest& manifest,
+                   const PtDecoderOptions& options, PtRunContext* context);
+
+// Decodes one stream (buffer) chunk by chunk, delivering events in batches.
+class PtStreamDecoder {
+ public:
+  // `sink_mutex` (may be null) serialises calls into `sink`.
+  PtStreamDecoder(const PtRunContext& run, size_t buffer_index, uint32_t stream,
+                  EventSink* sink, std::mutex* sink_mutex);
+  ~PtStreamDecoder();
+
+  // Decodes [data, data + size), which sits at `file_offset` in the buffer's
+  // raw file. `data_lost_before`: trace between the previous chunk and this
+  // one was lost.
+  void DecodeChunk(const uint8_t* data, size_t size, uint64_t file_offset,
+                   bool data_lost_before);
+  // Delivers the remaining events and OnStreamEnd().
+  void Finish();
+
+  const StreamStats& stats() const { return stats_; }
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  StreamStats stats_;
+};
+
+class PtDecoder : public TraceDecoder {
+ public:
+  static absl::StatusOr<std::unique_ptr<PtDecoder>> Create(
+      const capture::Capture& capture,
+      const capture::AddressSpaceTimeline& address_space,
+      const PtDecoderOptions& options = {});
+
+  const std::vector<StreamInfo>& streams() const override { return streams_; }
+  absl::Status Decode(EventSink& sink) override;
+  // ptdump's default listing.
+  absl::Status ListPackets(PacketSink& sink) override;
+  absl::Status ListPackets(PacketSink& sink, const PtdumpOptions& options);
+  const std::vector<StreamStats>& stats() const override { return stats_; }
+
+  const PtCpuSetup& cpu() const { return run_.cpu; }
+  // Things the user should know once (unknown CPU...).
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  PtDecoder(const capture::Capture& capture,
+            const capture::AddressSpaceTimeline& address_space)
+      : capture_(capture), address_space_(address_space) {}
+
+  absl::Status DecodeBuffer(size_t index, EventSink& sink,
+                            std::mutex* sink_mutex);
+
+  const capture::Capture& capture_;
+  const capture::AddressSpaceTimeline& address_space_;
+  PtRunContext run_;
+  std::vector<StreamInfo> streams_;
+  std::vector<StreamStats> stats_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace hwt::pt
+
+#endif  // HWT_DECODERS_PT_PT_DECODER_H_
