@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "symbolizer/elf_image.h"
 #include "symbolizer/symbolizer.h"
 
@@ -40,12 +41,17 @@ class DwarfFrames {
   const std::string& first_error() const { return state_->first_error; }
 
  private:
+  // False when no unit covers vaddr, or (with one error counted per unit)
+  // when LLVM 19 is known to crash on that unit: see dwarf_line_check.h.
+  bool UnitIsUsable(uint64_t vaddr);
+
   struct ErrorState {
     uint64_t errors = 0;
     std::string first_error;
   };
   std::unique_ptr<ErrorState> state_;  // stable for LLVM's handlers
   std::unique_ptr<llvm::DWARFContext> context_;
+  absl::flat_hash_map<uint64_t, bool> usable_units_;  // by unit offset
 };
 
 }  // namespace hwt::symbolizer
