@@ -8,8 +8,8 @@
 //
 // Thread-safety: a Symbolizer is not thread-safe; use it from one thread (or
 // lock around it). Once all images are added, FunctionFor(), FunctionAt(),
-// FindFunctions(), ReadCode() and GetImageInfo() only read and may run
-// concurrently with each other, but not with AddImage(), Symbolize() or
+// FindFunctions() and ReadCode() only read and may run concurrently with each
+// other, but not with AddImage(), GetImageInfo(), Symbolize() or
 // SymbolizeBatch() (those fill caches and LLVM's lazily parsed DWARF).
 #ifndef HWT_SYMBOLIZER_SYMBOLIZER_H_
 #define HWT_SYMBOLIZER_SYMBOLIZER_H_
