@@ -1,0 +1,43 @@
+// From a capture to its profile in one call: create the decoder for the
+// capture's backend, stream its events into a ProfileBuilder, and return the
+// profile with the decoder's per-stream statistics. hwt-report and hwt-batch
+// use this; it is where parallel decoding plugs in (options.jobs).
+#ifndef HWT_ANALYSIS_CAPTURE_PROFILE_H_
+#define HWT_ANALYSIS_CAPTURE_PROFILE_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/function_resolver.h"
+#include "analysis/profile.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/decoder.h"
+
+namespace hwt::analysis {
+
+struct CaptureProfileOptions {
+  int jobs = 1;
+  // Called now and then with (trace bytes done, total trace bytes).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct CaptureProfile {
+  Profile profile;
+  std::vector<StreamInfo> streams;
+  std::vector<StreamStats> stats;  // per stream, as the decoder counted
+};
+
+// Decodes the whole capture (PT or CoreSight) and profiles it. `resolver`
+// gives function boundaries (the symbolizer). Decode errors are in the stats
+// and as [gap] frames in the profile, not a failed status.
+absl::StatusOr<CaptureProfile> ProfileCapture(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline, FunctionResolver& resolver,
+    const CaptureProfileOptions& options = {});
+
+}  // namespace hwt::analysis
+
+#endif  // HWT_ANALYSIS_CAPTURE_PROFILE_H_
