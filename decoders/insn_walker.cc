@@ -73,9 +73,47 @@ bool NeedsTrace(const x86::Insn& insn) {
 InsnWalker::InsnWalker(const MemoryImage& memory)
     : insns_(memory), generation_(memory.generation()) {}
 
+namespace {
+
+// Arm blocks (CoreSight instruction ranges) are contiguous: A64/A32
+// instructions are 4 bytes, T32 ones 2 or 4 (a first halfword whose top five
+// bits are 0b11101, 0b11110 or 0b11111 starts a 32-bit instruction).
+absl::Status ExpandArm(const Event& block, const MemoryImage& memory,
+                       std::vector<uint64_t>* out) {
+  uint64_t address = block.ip;
+  for (uint32_t i = 0; i < block.ninsn; ++i) {
+    out->push_back(address);
+    uint64_t size = 4;
+    if (block.isa == Isa::kT32) {
+      uint8_t half[2];
+      if (memory.Read(address, half, 2) != 2) {
+        return absl::NotFoundError(absl::StrFormat(
+            "block at 0x%x: no code mapped at 0x%x (instruction %u of %u)",
+            block.ip, address, i + 1, block.ninsn));
+      }
+      const uint32_t top = half[1] >> 3;
+      size = (top == 0x1d || top == 0x1e || top == 0x1f) ? 4 : 2;
+    }
+    address += size;
+  }
+  if (out->back() != block.last_ip) {
+    return absl::DataLossError(absl::StrFormat(
+        "block at 0x%x with %u instructions ends at 0x%x when walked, not at "
+        "0x%x",
+        block.ip, block.ninsn, out->back(), block.last_ip));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status InsnWalker::Expand(const Event& block,
                                 std::vector<uint64_t>* out) {
   if (block.ninsn == 0) return absl::OkStatus();
+  if (block.isa == Isa::kA64 || block.isa == Isa::kA32 ||
+      block.isa == Isa::kT32) {
+    return ExpandArm(block, insns_.memory(), out);
+  }
   if (generation_ != insns_.memory().generation()) {
     runs_.clear();
     generation_ = insns_.memory().generation();

@@ -92,6 +92,9 @@ class LlvmInsnDecoder : public InsnDecoder {
     analysis_.reset(target_->createMCInstrAnalysis(instr_info_.get()));
     printer_.reset(target_->createMCInstPrinter(
         triple, /*SyntaxVariant=*/0, *asm_info_, *instr_info_, *registers_));
+    // Branch targets as absolute addresses, as objdump prints them.
+    printer_->setPrintBranchImmAsAddress(true);
+    printer_->setPrintImmHex(true);
   }
 
   std::optional<Insn> Decode(absl::Span<const uint8_t> bytes,
@@ -180,7 +183,8 @@ class LlvmInsnDecoder : public InsnDecoder {
     }
     std::string text;
     llvm::raw_string_ostream out(text);
-    printer_->printInst(&inst, ip, "", *subtarget_, out);
+    // X86 PC-relative immediates count from the end of the instruction.
+    printer_->printInst(&inst, ip + size, "", *subtarget_, out);
     out.flush();
     size_t start = text.find_first_not_of(" \t");
     return start == std::string::npos ? text : text.substr(start);

@@ -143,6 +143,14 @@ TEST(X86InsnTest, TruncatedInstructionIsRejected) {
   EXPECT_FALSE(decoder->Decode(bytes, 0x1000).has_value());
 }
 
+TEST(X86InsnTest, DisassemblyShowsAbsoluteBranchTargets) {
+  auto decoder = InsnDecoder::Create(Mode::k64);
+  std::vector<uint8_t> call = {0xe8, 0x10, 0x00, 0x00, 0x00};
+  EXPECT_EQ(decoder->Disassemble(call, 0x1000), "callq\t0x1015");
+  std::vector<uint8_t> jcc = {0x74, 0xfe};
+  EXPECT_EQ(decoder->Disassemble(jcc, 0x2000), "je\t0x2000");
+}
+
 TEST(X86InsnTest, DisassemblesForListings) {
   auto decoder = InsnDecoder::Create(Mode::k64);
   std::vector<uint8_t> bytes = {0xff, 0xd0};

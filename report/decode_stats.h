@@ -1,0 +1,30 @@
+// hwt-decode --stats: the decoder's per-stream statistics as a text summary or
+// as JSON (per stream, per buffer and in total; errors with their offsets),
+// the format scripts read: `hwt-decode --stats --format json CAPTURE`.
+#ifndef HWT_REPORT_DECODE_STATS_H_
+#define HWT_REPORT_DECODE_STATS_H_
+
+#include <string>
+#include <vector>
+
+#include "capture/capture.h"
+#include "decoders/decoder.h"
+
+namespace hwt::report {
+
+struct DecodeSummary {
+  const capture::Capture* capture = nullptr;
+  std::vector<StreamInfo> streams;
+  std::vector<StreamStats> stats;  // per stream
+  std::vector<std::string> warnings;
+};
+
+// The sum over all streams.
+StreamStats TotalStats(const std::vector<StreamStats>& stats);
+
+std::string FormatDecodeStatsText(const DecodeSummary& summary);
+std::string FormatDecodeStatsJson(const DecodeSummary& summary);
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_DECODE_STATS_H_

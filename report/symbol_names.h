@@ -1,0 +1,33 @@
+// Names addresses of a capture for listings and reports: a Symbolizer loaded
+// with every image of the address-space timeline (image index = timeline
+// image index), and "function+0xoff" formatting for an (image, vaddr) pair.
+#ifndef HWT_REPORT_SYMBOL_NAMES_H_
+#define HWT_REPORT_SYMBOL_NAMES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "capture/address_space.h"
+#include "symbolizer/symbolizer.h"
+
+namespace hwt::report {
+
+// Creates a symbolizer with all of the timeline's images registered. Images
+// that fail to load are reported in `warnings` (their addresses print as
+// [image+0xoff]); only a failure of the symbolizer itself is an error.
+absl::StatusOr<std::unique_ptr<symbolizer::Symbolizer>>
+CreateSymbolizerForTimeline(const capture::AddressSpaceTimeline& timeline,
+                            const symbolizer::SymbolizerOptions& options,
+                            std::vector<std::string>* warnings);
+
+// "main+0x1a", "main" at offset 0, "[libc.so.6+0x2a1b0]" when no symbol
+// covers it. `symbols` may be null (then always the bracketed form).
+std::string FunctionOffsetName(symbolizer::Symbolizer* symbols,
+                               const capture::AddressSpaceTimeline& timeline,
+                               uint32_t image, uint64_t vaddr);
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_SYMBOL_NAMES_H_

@@ -1,0 +1,284 @@
+// hwt-decode: decodes a capture and lists what it holds: packets,
+// instructions, blocks, branches, the call trace, SPE records, or statistics.
+// A thin front end: the work is in decoders/ and report/.
+#include <cstdio>
+#include <memory>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_format.h"
+#include "base/output.h"
+#include "base/progress.h"
+#include "decoders/decoder.h"
+#include "decoders/progress_sink.h"
+#include "decoders/spe/decoder.h"
+#include "decoders/spe/listing.h"
+#include "decoders/spe/midr.h"
+#include "report/decode_listing.h"
+#include "report/decode_stats.h"
+#include "report/packet_listing.h"
+#include "report/spe_stats_report.h"
+#include "report/symbol_names.h"
+#include "tools/tool_common.h"
+
+namespace {
+
+constexpr char kTool[] = "hwt-decode";
+
+enum class Mode {
+  kStats,
+  kPackets,
+  kInsn,
+  kBlocks,
+  kBranches,
+  kCalls,
+  kRecords
+};
+
+struct Flags {
+  hwt::tools::InputFlags input;
+  Mode mode = Mode::kStats;
+  std::string format = "text";
+  std::string output = "-";
+  int jobs = 0;
+  int stream = -1;
+  bool no_symbols = false;
+  bool quiet = false;
+};
+
+int Fail(const absl::Status& status) {
+  hwt::tools::PrintError(kTool, std::string(status.message()));
+  return hwt::tools::ExitCodeFor(status);
+}
+
+std::vector<uint64_t> BufferSizes(const hwt::capture::Capture& capture) {
+  std::vector<uint64_t> sizes;
+  for (const auto& buffer : capture.manifest().buffers) {
+    sizes.push_back(buffer.size);
+  }
+  return sizes;
+}
+
+// Discards SPE records (statistics only).
+class NullRecordSink : public hwt::spe::RecordSink {
+ public:
+  void OnRecords(uint32_t, absl::Span<const hwt::spe::Record>) override {}
+};
+
+int RunSpe(const Flags& flags, const hwt::tools::OpenedInput& input,
+           hwt::Output& out) {
+  const auto& capture = *input.capture;
+  absl::StatusOr<hwt::spe::CaptureStats> stats;
+  const bool json = flags.format == "json";
+  switch (flags.mode) {
+    case Mode::kPackets: {
+      hwt::report::PacketListing listing(
+          hwt::capture::Backend::kSpe, capture.manifest().buffers.size(), &out);
+      stats = hwt::spe::ListCapturePackets(capture, listing);
+      break;
+    }
+    case Mode::kRecords: {
+      hwt::spe::RecordListingSink sink(
+          json ? hwt::spe::RecordListingSink::Format::kJson
+               : hwt::spe::RecordListingSink::Format::kText,
+          hwt::spe::IdentifyCpu(capture.manifest().cpu.midr),
+          [&out](std::string_view line) {
+            out.Write(line);
+            out.Write("\n");
+          });
+      stats = hwt::spe::DecodeCapture(capture, sink);
+      break;
+    }
+    case Mode::kStats: {
+      NullRecordSink sink;
+      stats = hwt::spe::DecodeCapture(capture, sink);
+      if (stats.ok()) {
+        out.Write(json ? hwt::report::FormatSpeStatsJson(*stats)
+                       : hwt::report::FormatSpeStatsText(*stats));
+      }
+      break;
+    }
+    default:
+      return Fail(absl::InvalidArgumentError(
+          capture.source_path() +
+          ": SPE captures hold samples, not control flow: use --records, "
+          "--packets or --stats"));
+  }
+  if (!stats.ok()) return Fail(stats.status());
+  if (absl::Status s = out.Commit(); !s.ok()) return Fail(s);
+  if (stats->total.bytes_skipped > 0) {
+    if (!flags.quiet) {
+      fprintf(stderr,
+              "%s: %llu bytes were not valid SPE packets and were skipped "
+              "(see --stats)\n",
+              kTool,
+              static_cast<unsigned long long>(stats->total.bytes_skipped));
+    }
+    return hwt::tools::kExitDecodeErrors;
+  }
+  return hwt::tools::kExitOk;
+}
+
+int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
+                   hwt::Output& out) {
+  const auto& capture = *input.capture;
+  hwt::DecoderOptions options;
+  options.jobs = flags.jobs;
+  auto decoder = hwt::CreateDecoder(capture, input.timeline, options);
+  if (!decoder.ok()) return Fail(decoder.status());
+  const auto& streams = (*decoder)->streams();
+  if (flags.stream >= 0 &&
+      static_cast<size_t>(flags.stream) >= streams.size()) {
+    return Fail(absl::InvalidArgumentError(absl::StrFormat(
+        "--stream %d: the capture has %u stream%s", flags.stream,
+        streams.size(), streams.size() == 1 ? "" : "s")));
+  }
+  const bool json = flags.format == "json";
+  std::vector<std::string> warnings = input.timeline.warnings();
+  hwt::Progress progress("decoding", 0, false);
+  std::optional<hwt::Progress> shown;
+
+  if (flags.mode == Mode::kPackets) {
+    hwt::report::PacketListing listing(capture.manifest().backend,
+                                       streams.size(), &out);
+    if (absl::Status s = (*decoder)->ListPackets(listing); !s.ok()) {
+      return Fail(s);
+    }
+  } else {
+    std::unique_ptr<hwt::symbolizer::Symbolizer> symbols;
+    std::unique_ptr<hwt::EventSink> listing;
+    hwt::NullEventSink null_sink;
+    hwt::EventSink* sink = &null_sink;
+    if (flags.mode != Mode::kStats) {
+      if (!flags.no_symbols) {
+        auto created = hwt::report::CreateSymbolizerForTimeline(input.timeline,
+                                                                {}, &warnings);
+        if (!created.ok()) return Fail(created.status());
+        symbols = std::move(*created);
+      }
+      hwt::report::ListingOptions listing_options;
+      listing_options.json = json;
+      if (flags.stream >= 0) listing_options.stream = flags.stream;
+      switch (flags.mode) {
+        case Mode::kInsn:
+          listing_options.mode = hwt::report::ListingMode::kInsn;
+          break;
+        case Mode::kBranches:
+          listing_options.mode = hwt::report::ListingMode::kBranches;
+          break;
+        case Mode::kCalls:
+          listing_options.mode = hwt::report::ListingMode::kCalls;
+          break;
+        default:
+          listing_options.mode = hwt::report::ListingMode::kBlocks;
+          break;
+      }
+      listing = std::make_unique<hwt::report::DecodeListing>(
+          streams, input.timeline, symbols.get(), listing_options, &out);
+      sink = listing.get();
+    }
+    std::vector<uint64_t> sizes = BufferSizes(capture);
+    uint64_t total = 0;
+    for (uint64_t size : sizes) total += size;
+    shown.emplace("decoding", total);
+    hwt::ProgressSink with_progress(
+        sink, streams, sizes,
+        [&shown](uint64_t done, uint64_t) { shown->Update(done); });
+    if (absl::Status s = (*decoder)->Decode(with_progress); !s.ok()) {
+      return Fail(s);
+    }
+    shown->Finish();
+  }
+
+  hwt::report::DecodeSummary summary;
+  summary.capture = &capture;
+  summary.streams = streams;
+  summary.stats = (*decoder)->stats();
+  summary.warnings = warnings;
+  if (flags.mode == Mode::kStats) {
+    out.Write(json ? hwt::report::FormatDecodeStatsJson(summary)
+                   : hwt::report::FormatDecodeStatsText(summary));
+  }
+  if (absl::Status s = out.Commit(); !s.ok()) return Fail(s);
+
+  hwt::StreamStats total = hwt::report::TotalStats(summary.stats);
+  if (total.errors > 0) {
+    if (flags.mode != Mode::kStats && !flags.quiet) {
+      fprintf(stderr,
+              "%s: %llu decode error%s, %llu trace bytes lost (see --stats)\n",
+              kTool, static_cast<unsigned long long>(total.errors),
+              total.errors == 1 ? "" : "s",
+              static_cast<unsigned long long>(total.bytes_lost));
+    }
+    return hwt::tools::kExitDecodeErrors;
+  }
+  return hwt::tools::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Decodes a hardware trace capture (Intel PT, ARM CoreSight, ARM SPE) "
+      "and lists what it holds.\n\n"
+      "Examples:\n"
+      "  hwt-decode --stats CAPTURE.hwt\n"
+      "  hwt-decode --stats --format json --cpu 6/85/4 --image ./prog "
+      "trace.pt\n"
+      "  hwt-decode --calls CAPTURE.hwt | less\n\n"
+      "Exit status: 0 clean, 1 the trace had decode errors (reported), 2 bad "
+      "usage or unreadable input, 3 internal error or failure to write.",
+      kTool};
+  app.get_formatter()->column_width(30);
+  Flags flags;
+  hwt::tools::AddInputFlags(app, &flags.input);
+  auto* modes = app.add_option_group("modes", "what to list (default --stats)");
+  auto mode_flag = [&](const char* name, Mode mode, const char* help) {
+    modes->add_flag_callback(
+        name, [&flags, mode] { flags.mode = mode; }, help);
+  };
+  mode_flag("--stats", Mode::kStats,
+            "statistics per stream and in total: bytes, instructions, blocks, "
+            "errors with offsets");
+  mode_flag("--packets", Mode::kPackets,
+            "every packet (ptdump / trc_pkt_lister / perf arm-spe style)");
+  mode_flag("--insn", Mode::kInsn, "one line per executed instruction");
+  mode_flag("--blocks", Mode::kBlocks,
+            "one line per block of straight-line code, and every event");
+  mode_flag("--branches", Mode::kBranches,
+            "one line per executed branch: from, to, kind");
+  mode_flag("--calls", Mode::kCalls, "the call trace, indented by depth");
+  mode_flag("--records", Mode::kRecords, "SPE: one line per sample record");
+  modes->require_option(0, 1);
+  app.add_option("--format", flags.format,
+                 "text or json (json lines for listings)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", flags.output,
+                 "write to FILE (atomically) instead of stdout");
+  app.add_option("--jobs", flags.jobs, "decoder threads (default: all cores)");
+  app.add_option("--stream", flags.stream,
+                 "list only this stream (see --stats for the streams)");
+  app.add_flag("--no-symbols", flags.no_symbols,
+               "do not name addresses in listings");
+  app.add_flag("-q,--quiet", flags.quiet, "no warnings on stderr");
+
+  int exit_code = 0;
+  if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {
+    return exit_code;
+  }
+  auto input = hwt::tools::OpenInput(flags.input, kTool, flags.quiet);
+  if (!input.ok()) return Fail(input.status());
+  auto out = hwt::Output::Open(flags.output);
+  if (!out.ok()) return Fail(out.status());
+  if ((*input).capture->manifest().backend == hwt::capture::Backend::kSpe) {
+    return RunSpe(flags, *input, *out);
+  }
+  if (flags.mode == Mode::kRecords) {
+    return Fail(absl::InvalidArgumentError(
+        "--records lists SPE sample records; this is a " +
+        std::string(
+            hwt::capture::BackendName((*input).capture->manifest().backend)) +
+        " capture"));
+  }
+  return RunControlFlow(flags, *input, *out);
+}
