@@ -9,8 +9,9 @@
 namespace hwt::analysis {
 namespace {
 
-// Forwards events to the profile builder and reports progress by the trace
-// offsets the events carry (the decoder itself knows nothing of progress).
+// Forwards events (those `keep` keeps) to the profile builder and reports
+// progress by the trace offsets the events carry (the decoder itself knows
+// nothing of progress).
 class ProgressSink : public EventSink {
  public:
   ProgressSink(EventSink* next, const CaptureProfileOptions& options,
@@ -21,7 +22,15 @@ class ProgressSink : public EventSink {
         total_(total) {}
 
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
-    next_->OnEvents(stream, events);
+    if (options_.keep) {
+      kept_.clear();
+      for (const Event& e : events) {
+        if (options_.keep(stream, e)) kept_.push_back(e);
+      }
+      if (!kept_.empty()) next_->OnEvents(stream, kept_);
+    } else {
+      next_->OnEvents(stream, events);
+    }
     if (options_.progress && !events.empty() && stream < stream_base_.size()) {
       options_.progress(
           std::min(total_, stream_base_[stream] + events.back().offset),
@@ -35,6 +44,7 @@ class ProgressSink : public EventSink {
   const CaptureProfileOptions& options_;
   std::vector<uint64_t> stream_base_;  // bytes of the buffers before it
   uint64_t total_;
+  std::vector<Event> kept_;
 };
 
 }  // namespace
@@ -64,6 +74,7 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
                               ? buffer_base[stream.buffer_index]
                               : 0);
   }
+  profile_options.observer = options.observer;
   ProfileBuilder builder(timeline, resolver, profile_options);
   ProgressSink sink(&builder, options, std::move(stream_base), total);
   HWT_RETURN_IF_ERROR(decoder->Decode(sink));

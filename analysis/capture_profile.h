@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/function_resolver.h"
 #include "analysis/profile.h"
+#include "analysis/profile_builder.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
@@ -22,6 +23,15 @@ struct CaptureProfileOptions {
   int jobs = 1;
   // Called now and then with (trace bytes done, total trace bytes).
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Events for which this returns false are dropped before profiling (the
+  // report filters by stream, trace position and time). Called from the
+  // decoding threads: it must be thread-safe (a pure function of its
+  // arguments).
+  std::function<bool(uint32_t stream, const Event& event)> keep;
+  // Sees every block and gap with its stack (see ProfileObserver). Needs
+  // one builder that sees the events in order: with an observer the profile
+  // is built sequentially whatever `jobs` says.
+  ProfileObserver* observer = nullptr;
 };
 
 struct CaptureProfile {

@@ -82,7 +82,7 @@ struct StreamState {
 
 }  // namespace
 
-class ProfileBuilder::Impl : public BaseHandler {
+class ProfileBuilder::Impl : public BaseHandler, public StackTable {
  public:
   Impl(const capture::AddressSpaceTimeline& timeline,
        FunctionResolver& resolver, ProfileOptions options)
@@ -90,12 +90,25 @@ class ProfileBuilder::Impl : public BaseHandler {
         resolver_(resolver),
         options_(std::move(options)),
         data_(std::make_unique<SegmentData>()),
-        machine_(data_->store, this) {}
+        machine_(data_->store, this),
+        observer_(options_.segment ? nullptr : options_.observer) {}
 
   void OnEvents(uint32_t stream_id, absl::Span<const Event> events);
   std::unique_ptr<SegmentData> TakeData();
   uint64_t resolver_calls() const { return resolver_calls_; }
   bool segment() const { return options_.segment; }
+
+  // StackTable (for the observer): stacks are frame nodes of the store.
+  uint32_t Parent(uint32_t stack) const override {
+    const uint32_t parent = data_->store.nodes()[stack].parent;
+    return parent != kNone &&
+                   data_->store.nodes()[parent].type == NodeType::kFrame
+               ? parent
+               : kNoStack;
+  }
+  FrameKey TopFrame(uint32_t stack) const override {
+    return data_->store.nodes()[stack].key;
+  }
 
   // BaseHandler.
   void OnBase(ThreadState& t, BaseOpKind kind, const Target& target) override;
@@ -117,6 +130,7 @@ class ProfileBuilder::Impl : public BaseHandler {
   const ProfileOptions options_;
   std::unique_ptr<SegmentData> data_;
   StackMachine machine_;
+  ProfileObserver* observer_;
 
   // By stream id (ids come from decoders; a map keeps a stray id cheap).
   absl::flat_hash_map<uint32_t, StreamState> streams_;
@@ -273,6 +287,10 @@ void ProfileBuilder::Impl::OnGap(StreamState& s, const Event& e) {
     t.stack.clear();
     return;
   }
+  if (observer_ != nullptr) {
+    observer_->OnGap(*this, s.segment.id, t.context,
+                     t.stack.empty() ? kNoStack : t.stack.back().node, e);
+  }
   machine_.Gap(t);
 }
 
@@ -320,6 +338,9 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
     machine_.Transition(t, target);
   }
   Frame& top = t.stack.back();
+  if (observer_ != nullptr) {
+    observer_->OnBlock(*this, s.segment.id, t.context, top.node, e);
+  }
   const uint32_t slot = data_->store.Slot(top.node, block);
   ++data_->store.slots()[slot].count;
   machine_.AppendToPath(top, target);

@@ -29,6 +29,33 @@
 
 namespace hwt::analysis {
 
+// The stacks a ProfileObserver is told about: stack ids name root-first
+// paths of frames, valid for the builder's lifetime.
+class StackTable {
+ public:
+  static constexpr uint32_t kNoStack = 0xffffffffu;
+  virtual ~StackTable() = default;
+  // The stack without its top frame; kNoStack for a root frame's stack.
+  virtual uint32_t Parent(uint32_t stack) const = 0;
+  // The top frame of the stack.
+  virtual FrameKey TopFrame(uint32_t stack) const = 0;
+};
+
+// Sees every block with the stack its instructions are attributed to, and
+// every gap, in the order the builder applies them: what a call/return
+// timeline needs (report/'s speedscope evented profiles). Sequential
+// builders only (not with `segment`).
+class ProfileObserver {
+ public:
+  virtual ~ProfileObserver() = default;
+  virtual void OnBlock(const StackTable& stacks, uint32_t stream,
+                       uint64_t context, uint32_t stack,
+                       const Event& block) = 0;
+  // A gap ended `stack` (kNoStack when the thread had no stack).
+  virtual void OnGap(const StackTable& stacks, uint32_t stream,
+                     uint64_t context, uint32_t stack, const Event& gap) = 0;
+};
+
 struct ProfileOptions {
   // CPU-mode traces: one stack per (stream, context), switched by kPaging
   // (CR3) and kContext (context ID) events. Thread mode: one per stream.
@@ -38,6 +65,8 @@ struct ProfileOptions {
   std::vector<size_t> stream_buffers;
   // The events start in the middle of their streams (see above).
   bool segment = false;
+  // Optional; must outlive the builder. Ignored when `segment` is set.
+  ProfileObserver* observer = nullptr;
 };
 
 namespace internal {
