@@ -1,0 +1,59 @@
+// Glue the report front ends share, kept out of the tools: frame matchers
+// for --function (a regex over frame names) and --image (an image's base
+// name), the weight unit of a profile (instructions, or time in ns or
+// timestamp ticks), the one-line summary of decode problems, and the default
+// output file name next to the input.
+#ifndef HWT_REPORT_REPORT_SUPPORT_H_
+#define HWT_REPORT_REPORT_SUPPORT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "capture/manifest.h"
+#include "decoders/decoder.h"
+#include "report/profile_filter.h"
+#include "report/symbolized_profile.h"
+
+namespace hwt::report {
+
+// Matches frames whose name contains a match of `regex` (POSIX extended,
+// as --annotate and the symbolizer's FindFunctions). Errors: a bad regex.
+absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
+                                                 ProfileNames& names);
+// Matches frames of the image whose base name (or full path) is `image`.
+FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names);
+
+// What a profile's weights count and how to show them.
+struct WeightUnit {
+  Weight weight = Weight::kInstructions;
+  std::string name = "instructions";  // "ns", "ticks"
+  double scale = 1.0;                 // weights -> displayed values
+  std::string speedscope_unit = "none";
+};
+// Time when `use_time` and the profile has timing: in ns when the capture
+// knows its timestamp frequency (PT TSC: nominal frequency), else in
+// timestamp ticks.
+WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
+                            const capture::Manifest& manifest);
+
+struct DecodeSummary {
+  uint64_t errors = 0;
+  uint64_t bytes_lost = 0;
+  uint64_t trace_bytes = 0;
+};
+DecodeSummary SummarizeDecode(const std::vector<StreamStats>& stats);
+// "3 decode errors, 120 bytes lost: see hwt-decode --stats"; empty when
+// there were none.
+std::string DecodeErrorMessage(const DecodeSummary& summary);
+
+// NAME.SUFFIX in the current directory for input .../NAME.hwt (or NAME.tar,
+// NAME.tar.zst, NAME/, NAME.raw): where SVG/JSON goes when stdout is a
+// terminal.
+std::string DefaultOutputName(const std::string& input,
+                              const std::string& suffix);
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_REPORT_SUPPORT_H_

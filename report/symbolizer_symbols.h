@@ -1,0 +1,41 @@
+// ProfileSymbols over the project's Symbolizer, for images registered under
+// the address-space timeline's indices (RegisterTimelineImages does that).
+#ifndef HWT_REPORT_SYMBOLIZER_SYMBOLS_H_
+#define HWT_REPORT_SYMBOLIZER_SYMBOLS_H_
+
+#include <string>
+#include <vector>
+
+#include "capture/address_space.h"
+#include "report/profile_symbols.h"
+#include "symbolizer/symbolizer.h"
+
+namespace hwt::report {
+
+// Adds every image of `timeline` to `symbolizer` under its timeline index.
+// Problems (an image that is not a usable ELF) are returned as warnings: the
+// image's addresses then print as [image+0xoff].
+std::vector<std::string> RegisterTimelineImages(
+    const capture::AddressSpaceTimeline& timeline,
+    symbolizer::Symbolizer& symbolizer);
+
+class SymbolizerProfileSymbols : public ProfileSymbols {
+ public:
+  SymbolizerProfileSymbols(symbolizer::Symbolizer* symbolizer,
+                           const capture::AddressSpaceTimeline* timeline)
+      : symbolizer_(symbolizer), timeline_(timeline) {}
+
+  std::string FunctionName(uint32_t image, uint64_t start) override;
+  std::string ImagePath(uint32_t image) override;
+  bool IsKernelImage(uint32_t image) override;
+  std::vector<std::vector<SourceFrame>> SourceFrames(
+      absl::Span<const CodeAddress> addresses) override;
+
+ private:
+  symbolizer::Symbolizer* symbolizer_;
+  const capture::AddressSpaceTimeline* timeline_;
+};
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_SYMBOLIZER_SYMBOLS_H_
