@@ -1,0 +1,665 @@
+// hwt-report: profiles of a capture (flame graph, folded stacks, speedscope,
+// call graphs, top functions, hot blocks/branches/paths/loops, annotated
+// disassembly), with thread, image, function, trace-position and time
+// filters; on SPE captures the SPE sample reports. A thin front end: the
+// work is in analysis/ (profiles) and report/ (filters and renderers).
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analysis/block_expansion.h"
+#include "analysis/capture_profile.h"
+#include "analysis/spe_profile.h"
+#include "base/output.h"
+#include "base/progress.h"
+#include "report/annotate.h"
+#include "report/call_timeline.h"
+#include "report/callgraph_dot.h"
+#include "report/callgraph_text.h"
+#include "report/flame_svg.h"
+#include "report/folded.h"
+#include "report/hot_report.h"
+#include "report/profile_filter.h"
+#include "report/report_support.h"
+#include "report/spe_report.h"
+#include "report/spe_symbolizer_source.h"
+#include "report/speedscope.h"
+#include "report/symbolized_profile.h"
+#include "report/symbolizer_symbols.h"
+#include "report/text_util.h"
+#include "report/top_table.h"
+#include "symbolizer/symbolizer.h"
+#include "tools/tool_common.h"
+
+namespace {
+
+constexpr char kTool[] = "hwt-report";
+
+using hwt::tools::kExitDecodeErrors;
+using hwt::tools::kExitInternal;
+using hwt::tools::kExitOk;
+using hwt::tools::kExitUsage;
+namespace report = hwt::report;
+namespace analysis = hwt::analysis;
+
+struct Options {
+  hwt::tools::InputFlags input;
+  // Outputs: a flag given = requested; the value is its file ("-" = the
+  // shared destination: -o or stdout).
+  std::string flame, folded, speedscope, callgraph;
+  bool icicle = false;
+  std::string title;
+  std::string min_width = "0.1";
+  size_t top = 0;
+  bool hot = false;
+  std::string annotate;
+  std::string format = "text";
+  std::string output;
+  size_t rows = 20;
+  double min_percent = -1;  // callgraph: default per format
+  // Filters.
+  std::optional<uint32_t> thread;
+  std::string image;
+  std::string function;
+  std::string range;
+  std::string time;
+  std::string weight = "instructions";
+  bool no_inline = false;
+  bool no_demangle = false;
+  int jobs = 1;
+  size_t max_events = 5'000'000;
+  bool quiet = false;
+};
+
+// One requested output and where it goes.
+struct OutputSpec {
+  std::string what;     // "flame", "folded", ...
+  std::string file;     // "" = stdout
+  bool binary = false;  // SVG or JSON: not for a terminal
+  std::string suffix;   // default file name suffix (NAME.SUFFIX)
+  std::string content;
+};
+
+int Fail(const absl::Status& status) {
+  hwt::tools::PrintError(kTool, std::string(status.message()));
+  return hwt::tools::ExitCodeFor(status);
+}
+
+int Usage(const std::string& message) {
+  hwt::tools::PrintError(kTool, message);
+  return kExitUsage;
+}
+
+// Resolves where each output goes (-o, =FILE, stdout, or a file next to the
+// input's name when stdout is a terminal) and writes them all atomically.
+int WriteOutputs(std::vector<OutputSpec>& outputs, const Options& options) {
+  std::vector<OutputSpec*> shared;
+  for (OutputSpec& o : outputs) {
+    if (o.file == "-" || o.file.empty()) shared.push_back(&o);
+  }
+  if (!options.output.empty()) {
+    if (shared.size() > 1) {
+      return Usage(
+          "-o FILE with several outputs: give each its own file "
+          "(--flame=FILE, --speedscope=FILE, ...)");
+    }
+    if (shared.size() == 1) shared[0]->file = options.output;
+  } else {
+    const bool terminal = isatty(STDOUT_FILENO) != 0;
+    for (OutputSpec* o : shared) {
+      if (terminal && o->binary) {
+        o->file = report::DefaultOutputName(options.input.input, o->suffix);
+      } else {
+        o->file = "";
+      }
+    }
+  }
+  bool first_stdout = true;
+  for (OutputSpec& o : outputs) {
+    auto out = hwt::Output::Open(o.file);
+    if (!out.ok()) {
+      hwt::tools::PrintError(kTool, std::string(out.status().message()));
+      return kExitInternal;
+    }
+    if (out->is_stdout() && !first_stdout) out->Write("\n");
+    if (out->is_stdout()) first_stdout = false;
+    out->Write(o.content);
+    absl::Status status = out->Commit();
+    if (!status.ok()) {
+      hwt::tools::PrintError(kTool, std::string(status.message()));
+      return kExitInternal;
+    }
+    if (!out->is_stdout() && !options.quiet) {
+      fprintf(stderr, "%s: wrote %s (%s)\n", kTool, o.file.c_str(),
+              o.what.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+std::string BaseName(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// --min-width: "0.1" pixels or "0.5%" of the graph width.
+bool ParseMinWidth(const std::string& text, int width, double* px) {
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  char* end = nullptr;
+  const double v = strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || v < 0) return false;
+  *px = percent ? v / 100.0 * (width - 20) : v;
+  return true;
+}
+
+// The SPE reports.
+int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
+           hwt::symbolizer::Symbolizer& symbolizer) {
+  if (!options.speedscope.empty() || !options.callgraph.empty() ||
+      options.hot || !options.annotate.empty() || options.thread ||
+      !options.range.empty() || !options.time.empty() ||
+      !options.function.empty() || !options.image.empty()) {
+    return Usage(
+        "SPE captures have samples, not control flow: only the SPE report "
+        "(text or --format json), --folded, --flame and --top N apply");
+  }
+  auto result =
+      analysis::ProfileSpeCapture(*input.capture, input.timeline, &symbolizer);
+  if (!result.ok()) return Fail(result.status());
+  report::SymbolizerSymbolSource symbols(&symbolizer);
+  report::SpeReportOptions spe_options;
+  if (options.top != 0) spe_options.top = options.top;
+  std::vector<OutputSpec> outputs;
+  if (!options.folded.empty()) {
+    outputs.push_back({"folded stacks", options.folded, false, "folded",
+                       report::FormatSpeFolded(result->profile, &symbols)});
+  }
+  if (!options.flame.empty()) {
+    report::FrameTable frames;
+    const report::NamedTree tree = report::NamedTreeFromFolded(
+        report::FormatSpeFolded(result->profile, &symbols), frames,
+        [](std::string_view root) {
+          return report::CategoryOfImage(root, root == "[kernel]");
+        });
+    report::FlameOptions flame;
+    flame.title = !options.title.empty() ? options.title
+                  : options.icicle       ? "SPE Icicle Graph"
+                                         : "SPE Flame Graph";
+    flame.subtitle = absl::StrCat(BaseName(options.input.input), ": ",
+                                  report::Thousands(result->profile.samples),
+                                  " samples by image and function");
+    flame.count_name = "samples";
+    flame.inverted = options.icicle;
+    if (!ParseMinWidth(options.min_width, flame.width, &flame.min_width)) {
+      return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
+                   options.min_width + "'");
+    }
+    outputs.push_back({"flame graph", options.flame, true, "flame.svg",
+                       report::RenderFlameSvg(tree, frames, flame)});
+  }
+  if (outputs.empty() || options.top != 0) {
+    const bool json = options.format == "json";
+    outputs.push_back({"SPE report", "-", json, json ? "spe.json" : "spe.txt",
+                       json ? report::FormatSpeReportJson(result->profile,
+                                                          &symbols, spe_options)
+                            : report::FormatSpeReportText(
+                                  result->profile, &symbols, spe_options)});
+  }
+  const int rc = WriteOutputs(outputs, options);
+  if (rc != kExitOk) return rc;
+  const hwt::spe::SpeStats& total = result->stats.total;
+  if (total.skipped_ranges != 0) {
+    hwt::tools::PrintError(
+        kTool, absl::StrCat(report::Thousands(total.skipped_ranges),
+                            " undecodable runs, ",
+                            report::Thousands(total.bytes_skipped),
+                            " bytes skipped: see hwt-decode --stats"));
+    return kExitDecodeErrors;
+  }
+  return kExitOk;
+}
+
+int Run(const Options& options) {
+  // Checks that need no decoding first.
+  report::EventFilter filter;
+  filter.stream = options.thread;
+  if (!options.range.empty()) {
+    auto range = report::ParseRange(options.range);
+    if (!range.ok())
+      return Usage("--range: " + std::string(range.status().message()));
+    filter.offsets = *range;
+  }
+  if (!options.time.empty()) {
+    auto range = report::ParseRange(options.time);
+    if (!range.ok())
+      return Usage("--time: " + std::string(range.status().message()));
+    filter.times = *range;
+  }
+  if (!options.callgraph.empty() && options.callgraph != "text" &&
+      options.callgraph != "dot") {
+    return Usage("--callgraph: expected text or dot, got '" +
+                 options.callgraph + "'");
+  }
+  double min_width_px = 0.1;
+  if (!ParseMinWidth(options.min_width, 1200, &min_width_px)) {
+    return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
+                 options.min_width + "'");
+  }
+
+  auto input = hwt::tools::OpenInput(options.input, kTool, options.quiet);
+  if (!input.ok()) return Fail(input.status());
+  const hwt::capture::Manifest& manifest = input->capture->manifest();
+
+  hwt::symbolizer::SymbolizerOptions sym_options;
+  sym_options.demangle = !options.no_demangle;
+  sym_options.inline_frames = !options.no_inline;
+  sym_options.sysroot = options.input.sysroot;
+  auto symbolizer = hwt::symbolizer::Symbolizer::Create(sym_options);
+  for (const std::string& warning :
+       report::RegisterTimelineImages(input->timeline, *symbolizer)) {
+    if (!options.quiet) {
+      fprintf(stderr, "%s: warning: %s\n", kTool, warning.c_str());
+    }
+  }
+  if (manifest.backend == hwt::capture::Backend::kSpe) {
+    return RunSpe(options, *input, *symbolizer);
+  }
+  if (!options.image.empty()) {
+    bool found = false;
+    for (const auto& image : input->timeline.images()) {
+      found |= image.recorded_path == options.image ||
+               BaseName(image.recorded_path) == options.image;
+    }
+    if (!found) {
+      std::string known;
+      for (const auto& image : input->timeline.images()) {
+        absl::StrAppend(&known, known.empty() ? "" : ", ",
+                        BaseName(image.recorded_path));
+      }
+      return Usage("--only-image: the capture has no image '" + options.image +
+                   "' (it has: " + known + ")");
+    }
+  }
+
+  // Decode and profile.
+  const bool want_flame = !options.flame.empty();
+  const bool want_speedscope = !options.speedscope.empty();
+  uint64_t trace_bytes = 0;
+  for (const auto& buffer : manifest.buffers) trace_bytes += buffer.size;
+  hwt::Progress progress("decoding", trace_bytes);
+  analysis::CaptureProfileOptions profile_options;
+  profile_options.jobs = options.jobs;
+  profile_options.progress = [&progress](uint64_t done, uint64_t) {
+    progress.Update(done);
+  };
+  if (!filter.empty()) {
+    profile_options.keep = [filter](uint32_t stream, const hwt::Event& e) {
+      return filter.Keep(stream, e);
+    };
+  }
+  // The evented timelines (speedscope) come from the builder's own stacks.
+  std::unique_ptr<report::CallTimelineRecorder> recorder;
+  if (want_speedscope) {
+    recorder =
+        std::make_unique<report::CallTimelineRecorder>(options.max_events);
+    profile_options.observer = recorder.get();
+  }
+  auto profiled = analysis::ProfileCapture(*input->capture, input->timeline,
+                                           *symbolizer, profile_options);
+  progress.Finish();
+  if (!profiled.ok()) return Fail(profiled.status());
+  const analysis::Profile& profile = profiled->profile;
+  if (options.thread && *options.thread >= profiled->streams.size()) {
+    return Usage(absl::StrFormat(
+        "--thread %d: the capture has %d streams (0-%d)", *options.thread,
+        profiled->streams.size(), profiled->streams.size() - 1));
+  }
+  const report::DecodeSummary decode = report::SummarizeDecode(profiled->stats);
+
+  const report::WeightUnit unit = report::ChooseWeightUnit(
+      options.weight != "instructions", profile.has_time, manifest);
+  if (options.weight == "time" && !profile.has_time && !options.quiet) {
+    fprintf(stderr,
+            "%s: warning: --weight time: the trace has no timing; "
+            "counting instructions\n",
+            kTool);
+  }
+
+  // Names and the tree the reports show (after --image / --function).
+  report::SymbolizerProfileSymbols symbols(symbolizer.get(), &input->timeline);
+  report::ProfileNames names(symbols, /*source_lines=*/want_speedscope);
+  analysis::CallTree tree = profile.merged;
+  std::vector<std::string> filters;
+  if (options.thread)
+    filters.push_back(absl::StrCat("thread ", *options.thread));
+  if (!options.range.empty()) filters.push_back("range " + options.range);
+  if (!options.time.empty()) filters.push_back("time " + options.time);
+  report::FrameMatcher image_match, function_match;
+  if (!options.image.empty()) {
+    image_match = report::ImageMatcher(options.image, names);
+    tree = report::StacksThrough(tree, image_match);
+    filters.push_back("through " + options.image);
+  }
+  if (!options.function.empty()) {
+    auto matcher = report::FunctionNameMatcher(options.function, names);
+    if (!matcher.ok())
+      return Usage("--function: " + std::string(matcher.status().message()));
+    function_match = *matcher;
+    tree = report::SubtreesAt(tree, function_match);
+    filters.push_back("under /" + options.function + "/");
+    if (tree.nodes.size() <= 1 && !options.quiet) {
+      fprintf(stderr, "%s: warning: --function: no frame matches '%s'\n", kTool,
+              options.function.c_str());
+    }
+  }
+
+  // Per-instruction counts, for inline frames, --hot and --annotate.
+  const bool inline_frames =
+      !options.no_inline && unit.weight == report::Weight::kInstructions;
+  const bool tree_outputs =
+      want_flame || want_speedscope || options.callgraph == "text";
+  std::optional<analysis::BlockExpansion> expansion;
+  if ((inline_frames && tree_outputs) || options.hot ||
+      !options.annotate.empty() || (!options.folded.empty() && inline_frames)) {
+    analysis::ImageCodeReader reader(input->timeline);
+    expansion = analysis::ExpandBlocks(profile, reader);
+  }
+  report::NamedTreeOptions tree_options;
+  tree_options.weight = unit.weight;
+  tree_options.inline_frames = inline_frames && expansion.has_value();
+  tree_options.profile = &profile;
+  tree_options.expansion = expansion ? &*expansion : nullptr;
+  std::optional<report::NamedTree> named;
+  auto named_tree = [&]() -> const report::NamedTree& {
+    if (!named) named = report::BuildNamedTree(tree, names, tree_options);
+    return *named;
+  };
+
+  const std::string input_name = BaseName(options.input.input);
+  std::string subtitle =
+      absl::StrCat(input_name, ": ",
+                   report::ScaledCount(unit.weight == report::Weight::kTime
+                                           ? profile.stats.time
+                                           : profile.stats.instructions,
+                                       unit.scale),
+                   " ", unit.name, ", ", profile.threads.size(),
+                   profile.threads.size() == 1 ? " thread" : " threads");
+  if (!filters.empty()) {
+    absl::StrAppend(&subtitle, " (", absl::StrJoin(filters, ", "), ")");
+  }
+
+  std::vector<OutputSpec> outputs;
+  const bool no_mode = options.flame.empty() && options.folded.empty() &&
+                       options.speedscope.empty() &&
+                       options.callgraph.empty() && options.top == 0 &&
+                       !options.hot && options.annotate.empty();
+  if (want_flame || no_mode) {
+    report::FlameOptions flame;
+    flame.title = !options.title.empty() ? options.title
+                  : options.icicle       ? "Icicle Graph"
+                                         : "Flame Graph";
+    flame.subtitle = subtitle;
+    flame.count_name = unit.name;
+    flame.scale = unit.scale;
+    flame.inverted = options.icicle;
+    flame.min_width = min_width_px;
+    if (profile.stats.gaps != 0) {
+      flame.notes = absl::StrCat(
+          report::Thousands(profile.stats.gaps),
+          profile.stats.gaps == 1 ? " trace gap" : " trace gaps",
+          " cut stacks (the frames say where); the code after a gap starts a "
+          "new stack. ",
+          report::DecodeErrorMessage(decode));
+    }
+    outputs.push_back(
+        {"flame graph", want_flame ? options.flame : "-", true, "flame.svg",
+         report::RenderFlameSvg(named_tree(), names.frames(), flame)});
+  }
+  if (!options.folded.empty()) {
+    report::FoldedOptions folded;
+    folded.weight = unit.weight == report::Weight::kTime
+                        ? report::FoldedWeight::kTime
+                        : report::FoldedWeight::kInstructions;
+    report::FoldedInlines inlines;
+    if (inline_frames && expansion) {
+      inlines.profile = &profile;
+      inlines.expansion = &*expansion;
+      inlines.frames = [&names](uint32_t image, uint64_t vaddr) {
+        std::vector<std::string> out;
+        for (uint32_t id : names.InlineFrames(image, vaddr)) {
+          out.push_back(names.frames()[id].name);
+        }
+        return out;
+      };
+      folded.inlines = &inlines;
+    }
+    outputs.push_back(
+        {"folded stacks", options.folded, false, "folded",
+         report::FoldedStacks(
+             tree,
+             [&names](const analysis::FrameKey& k) { return names.Name(k); },
+             folded)});
+  }
+  if (want_speedscope) {
+    const report::CallTimeline timeline =
+        recorder->Finish(unit.weight == report::Weight::kTime);
+    std::vector<std::string> thread_names;
+    for (const report::ThreadTimeline& t : timeline.threads) {
+      std::string name = t.stream < profiled->streams.size()
+                             ? profiled->streams[t.stream].name
+                             : absl::StrCat("stream ", t.stream);
+      if (manifest.mode == hwt::capture::TraceMode::kCpu) {
+        absl::StrAppendFormat(&name, " context 0x%x", t.context);
+      }
+      thread_names.push_back(name);
+    }
+    if (timeline.truncated && !options.quiet) {
+      fprintf(stderr,
+              "%s: warning: --speedscope: the call timeline stops after %zu "
+              "events (--max-events); the sampled profile is complete\n",
+              kTool, options.max_events);
+    }
+    report::SpeedscopeOptions speedscope;
+    speedscope.name = input_name;
+    speedscope.unit = unit.speedscope_unit;
+    speedscope.scale = unit.scale;
+    outputs.push_back(
+        {"speedscope profile", options.speedscope, true, "speedscope.json",
+         report::RenderSpeedscope(named_tree(), &timeline, thread_names, names,
+                                  speedscope)});
+  }
+  if (!options.callgraph.empty()) {
+    if (options.callgraph == "dot") {
+      report::CallGraphDotOptions dot;
+      dot.title = subtitle;
+      dot.count_name = unit.name;
+      dot.weight = unit.weight;
+      dot.scale = unit.scale;
+      dot.node_percent = options.min_percent >= 0 ? options.min_percent : 0.5;
+      dot.edge_percent = options.min_percent >= 0 ? options.min_percent : 0.1;
+      outputs.push_back({"call graph", "-", false, "dot",
+                         report::RenderCallGraphDot(
+                             report::FunctionsOfTree(tree), names, dot)});
+    } else {
+      report::CallGraphTextOptions text;
+      text.count_name = unit.name;
+      text.scale = unit.scale;
+      text.min_percent = options.min_percent >= 0 ? options.min_percent : 0.1;
+      const report::NamedTree& t = named_tree();
+      outputs.push_back(
+          {"call trees", "-", false, "callgraph.txt",
+           absl::StrCat(report::RenderTopDownText(t, names.frames(), text),
+                        "\n",
+                        report::RenderBottomUpText(t, names.frames(), text))});
+    }
+  }
+  const bool json = options.format == "json";
+  if (options.top != 0) {
+    report::TopOptions top;
+    top.rows = options.top;
+    top.count_name = unit.name;
+    top.weight = unit.weight;
+    top.scale = unit.scale;
+    const report::TreeFunctions functions = report::FunctionsOfTree(tree);
+    outputs.push_back(
+        {"top functions", "-", json, json ? "top.json" : "top.txt",
+         json ? report::TopTableJson(functions, names, top).dump(2) + "\n"
+              : report::RenderTopTable(functions, names, top)});
+  }
+  if (options.hot) {
+    report::HotOptions hot;
+    hot.rows = options.rows;
+    if (image_match || function_match) {
+      hot.keep_function = [&](const analysis::FunctionId& fn) {
+        if (fn.kind != analysis::FrameKind::kFunction &&
+            fn.kind != analysis::FrameKind::kUnknownCode) {
+          return false;
+        }
+        const analysis::FrameKey key{fn.kind, fn.image, fn.start};
+        if (image_match && !image_match(key)) return false;
+        if (function_match && (fn.kind != analysis::FrameKind::kFunction ||
+                               !function_match(key))) {
+          return false;
+        }
+        return true;
+      };
+    }
+    const nlohmann::json report_json =
+        report::HotReportJson(profile, *expansion, tree, names, hot);
+    outputs.push_back({"hot spots", "-", json, json ? "hot.json" : "hot.txt",
+                       json ? report_json.dump(2) + "\n"
+                            : report::RenderHotReportText(report_json)});
+  }
+  if (!options.annotate.empty()) {
+    auto text = report::AnnotateFunctions(options.annotate, *symbolizer,
+                                          profile, *expansion, names);
+    if (!text.ok()) return Fail(text.status());
+    outputs.push_back({"annotated code", "-", false, "annotate.txt", *text});
+  }
+
+  const int rc = WriteOutputs(outputs, options);
+  if (rc != kExitOk) return rc;
+  const std::string message = report::DecodeErrorMessage(decode);
+  if (!message.empty()) {
+    hwt::tools::PrintError(kTool, message);
+    return kExitDecodeErrors;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Profiles a capture: an interactive flame graph (the default), folded "
+      "stacks, speedscope JSON, call graphs, top functions, hot blocks, "
+      "branches, paths and loops, annotated disassembly. SPE captures give "
+      "the SPE sample reports.\n\n"
+      "Examples:\n"
+      "  hwt-report fib.hwt                      # fib.flame.svg\n"
+      "  hwt-report --top 20 --function '^main$' fib.hwt\n"
+      "  hwt-report --annotate fib --hot fib.hwt\n"
+      "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg",
+      kTool};
+  app.get_formatter()->column_width(36);
+  Options options;
+  hwt::tools::AddInputFlags(app, &options.input);
+
+  app.add_flag("--flame{-}", options.flame,
+               "interactive SVG flame graph (default output); =FILE")
+      ->group("Outputs");
+  app.add_flag("--folded{-}", options.folded,
+               "folded stacks (flamegraph.pl, inferno, speedscope); =FILE")
+      ->group("Outputs");
+  app.add_flag("--speedscope{-}", options.speedscope,
+               "speedscope JSON: a call/return timeline per thread and the "
+               "merged profile; =FILE")
+      ->group("Outputs");
+  app.add_flag("--callgraph{text}", options.callgraph,
+               "call graph: =text (top-down and bottom-up trees) or =dot "
+               "(Graphviz)")
+      ->group("Outputs");
+  app.add_option("--top", options.top,
+                 "the N functions with the most self and total weight")
+      ->group("Outputs");
+  app.add_flag("--hot", options.hot,
+               "hot blocks, branches (taken/not taken), call paths, "
+               "intra-procedural paths and loops")
+      ->group("Outputs");
+  app.add_option("--annotate", options.annotate,
+                 "disassembly of FUNC (exact name or regex) with execution "
+                 "counts per instruction")
+      ->group("Outputs");
+  app.add_option("--format", options.format, "text or json (--top, --hot, SPE)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->group("Outputs");
+  app.add_option("-o,--output", options.output,
+                 "write the output to FILE (atomically) instead of stdout")
+      ->group("Outputs");
+  app.add_flag("--icicle", options.icicle,
+               "flame graph upside down (root at the top)")
+      ->group("Flame graph");
+  app.add_option("--title", options.title, "flame graph title")
+      ->group("Flame graph");
+  app.add_option("--min-width", options.min_width,
+                 "leave out frames narrower than PIXELS (or PERCENT%)")
+      ->capture_default_str()
+      ->group("Flame graph");
+  app.add_option("--rows", options.rows, "rows per --hot section (0 = all)")
+      ->capture_default_str()
+      ->group("Outputs");
+  app.add_option("--min-percent", options.min_percent,
+                 "--callgraph: leave out frames below this share (default "
+                 "0.1 text, 0.5 dot)")
+      ->group("Outputs");
+
+  app.add_option("--thread", options.thread,
+                 "only stream N (a buffer, or a CoreSight trace ID)")
+      ->group("Filters");
+  app.add_option("--only-image", options.image,
+                 "only stacks through a frame of image NAME (base name or "
+                 "path); --image loads images of a raw trace")
+      ->group("Filters");
+  app.add_option("--function", options.function,
+                 "only the subtrees under frames matching REGEX")
+      ->group("Filters");
+  app.add_option("--range", options.range,
+                 "only trace bytes START:END of each buffer (decimal or 0x)")
+      ->group("Filters");
+  app.add_option("--time", options.time,
+                 "only blocks with timestamps in START:END (the trace's "
+                 "time unit)")
+      ->group("Filters");
+  app.add_option("--weight", options.weight,
+                 "what the counts are: instructions (exact), time (from the "
+                 "trace's timestamps), or auto (time when the trace has it)")
+      ->check(CLI::IsMember({"auto", "instructions", "time"}))
+      ->capture_default_str();
+  app.add_flag("--no-inline", options.no_inline,
+               "do not expand DWARF inline frames");
+  app.add_flag("--no-demangle", options.no_demangle, "show mangled C++ names");
+  app.add_option("-j,--jobs", options.jobs, "decoding threads")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-events", options.max_events,
+                 "--speedscope: cap on call/return events kept")
+      ->capture_default_str();
+  app.add_flag("-q,--quiet", options.quiet, "no warnings or notes on stderr");
+
+  int exit_code = 0;
+  if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {
+    return exit_code;
+  }
+  return Run(options);
+}
