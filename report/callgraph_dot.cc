@@ -94,7 +94,8 @@ std::string RenderCallGraphDot(const TreeFunctions& functions,
                     Percent(self_of(f), grand), ")\ntotal ", value(total_of(f)),
                     " (", Percent(total_of(f), grand), ")");
     if (f.calls != 0)
-      absl::StrAppend(&label, "\n", Thousands(f.calls), " calls");
+      absl::StrAppend(&label, "\n", Thousands(f.calls),
+                      f.calls == 1 ? " call" : " calls");
     absl::StrAppendFormat(
         &out, "  n%d [label=%s, fontsize=%.1f, fillcolor=\"%s\"];\n", id,
         DotQuote(label), 9.0 + 15.0 * std::sqrt(self_share),

@@ -43,6 +43,8 @@ class LlvmDisassembler : public Disassembler {
   absl::Status Init(const std::string& triple_name, uint8_t bad_length) {
     InitializeTargetsOnce();
     bad_length_ = bad_length;
+    pc_is_next_ = triple_name.rfind("x86_64", 0) == 0 ||
+                  triple_name.rfind("i386", 0) == 0;
     const llvm::Triple triple(triple_name);
     std::string error;
     target_ = llvm::TargetRegistry::lookupTarget(triple.str(), error);
@@ -103,7 +105,11 @@ class LlvmDisassembler : public Disassembler {
       insn.length = static_cast<uint8_t>(size);
       std::string text;
       llvm::raw_string_ostream os(text);
-      printer_->printInst(&inst, insn.vaddr, "", *subtarget_, os);
+      // x86's printer adds PC-relative displacements to the address it is
+      // given, which must be the next instruction's; other printers want
+      // the instruction's own address.
+      printer_->printInst(&inst, pc_is_next_ ? insn.vaddr + size : insn.vaddr,
+                          "", *subtarget_, os);
       os.flush();
       const size_t start = text.find_first_not_of(" \t");
       insn.text = start == std::string::npos ? text : text.substr(start);
@@ -127,6 +133,7 @@ class LlvmDisassembler : public Disassembler {
 
  private:
   uint8_t bad_length_ = 1;
+  bool pc_is_next_ = false;
   const llvm::Target* target_ = nullptr;
   std::unique_ptr<llvm::MCRegisterInfo> registers_;
   std::unique_ptr<llvm::MCAsmInfo> asm_info_;

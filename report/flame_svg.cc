@@ -236,7 +236,8 @@ std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
         Thousands(static_cast<uint64_t>(std::llround(n.total * scale))),
         options.count_name, pct);
     if (n.calls != 0)
-      absl::StrAppend(&title, ", ", Thousands(n.calls), " calls");
+      absl::StrAppend(&title, ", ", Thousands(n.calls),
+                      n.calls == 1 ? " call" : " calls");
     if (f.inlined) absl::StrAppend(&title, ", inlined");
     if (!f.image.empty() && d.node != 0) absl::StrAppend(&title, ", ", f.image);
     if (cut[d.node] != 0) {
