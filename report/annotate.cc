@@ -105,9 +105,10 @@ std::string Annotator::Annotate(const symbolizer::FunctionMatch& match,
                         Thousands(executed), Percent(executed, all),
                         Thousands(all));
   if (stats != profile_.functions.end() && stats->frame == key) {
-    absl::StrAppendFormat(&out, "; entered by %s calls; self %s, total %s",
-                          Thousands(stats->calls), Thousands(stats->self_insns),
-                          Thousands(stats->total_insns));
+    absl::StrAppendFormat(
+        &out, "; entered by %s %s; self %s, total %s", Thousands(stats->calls),
+        stats->calls == 1 ? "call" : "calls", Thousands(stats->self_insns),
+        Thousands(stats->total_insns));
   }
   out += "\n";
 

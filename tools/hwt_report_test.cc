@@ -1,0 +1,476 @@
+// Runs hwt-report as a user would on the committed capture
+// testdata/decode/counted.hwt (a recording of testdata/programs/counted.S,
+// whose 79 instructions are counted by hand in its comments). Every output
+// format has a golden file beside the capture (testdata/decode/
+// counted.report.*, checked by hand against counted.S); on top of that the
+// outputs are checked against the recorded ground truth (counted.folded,
+// counted.functions, counted.edges) and against the rules of their formats:
+// the SVG parses as XML and its frame widths nest, the speedscope file is
+// balanced, Graphviz accepts the DOT file, and a headless Chromium renders
+// the flame graph and highlights a search. HWT_UPDATE_GOLDEN=1 rewrites the
+// golden files.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "base/file_util.h"
+#include "base/testing.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace hwt {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RunCommand;
+using testing::SourceDir;
+using testing::ToolPath;
+
+std::string Capture() { return SourceDir() + "/testdata/decode/counted.hwt"; }
+
+std::string Golden(const std::string& name) {
+  return SourceDir() + "/testdata/decode/" + name;
+}
+
+std::string ReadOrDie(const std::string& path) {
+  auto text = ReadFileToString(path);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+void ExpectGolden(const std::string& output, const std::string& name) {
+  std::string text = absl::StrReplaceAll(output, {{Capture(), "INPUT"}});
+  if (getenv("HWT_UPDATE_GOLDEN") != nullptr) {
+    ASSERT_TRUE(WriteFileAtomically(Golden(name), text).ok());
+  }
+  auto expected = ReadFileToString(Golden(name));
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(text, *expected) << "golden file " << name;
+}
+
+testing::CommandResult Report(std::vector<std::string> args) {
+  std::vector<std::string> argv = {ToolPath("hwt-report")};
+  for (auto& arg : args) argv.push_back(std::move(arg));
+  argv.push_back(Capture());
+  return RunCommand(argv);
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// The counted_static image inside the bundle, for the raw-file form.
+std::string ProgramImage() {
+  auto json = nlohmann::json::parse(ReadOrDie(Capture() + "/manifest.json"));
+  for (const auto& entry : json["images"]) {
+    if (entry["original_path"].get<std::string>().find("counted_static") !=
+        std::string::npos) {
+      return Capture() + "/" + entry["file"].get<std::string>();
+    }
+  }
+  return "";
+}
+
+// "name count" lines of a folded file, or "a b count" lines of the
+// counted.edges/functions files, as a map from everything before the last
+// field(s) to the rest.
+std::map<std::string, std::string> Lines(const std::string& text,
+                                         int value_fields) {
+  std::map<std::string, std::string> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty()) continue;
+    std::vector<std::string> fields = absl::StrSplit(line, ' ');
+    std::string key, value;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      std::string& part = i + value_fields < fields.size() ? key : value;
+      if (!part.empty()) part += ' ';
+      part += fields[i];
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+class HwtReportGoldenTest
+    : public ::testing::TestWithParam<
+          std::pair<std::vector<std::string>, std::string>> {};
+
+TEST_P(HwtReportGoldenTest, MatchesGolden) {
+  auto result = Report(GetParam().first);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  ExpectGolden(result.out, GetParam().second);
+}
+
+using Args = std::vector<std::string>;
+INSTANTIATE_TEST_SUITE_P(
+    Formats, HwtReportGoldenTest,
+    ::testing::Values(
+        std::make_pair(Args{"--folded"}, "counted.report.folded"),
+        std::make_pair(Args{"--flame"}, "counted.report.flame.svg"),
+        std::make_pair(Args{"--flame", "--icicle", "--title", "Counted"},
+                       "counted.report.icicle.svg"),
+        std::make_pair(Args{"--speedscope"}, "counted.report.speedscope.json"),
+        std::make_pair(Args{"--callgraph"}, "counted.report.callgraph.txt"),
+        std::make_pair(Args{"--callgraph=dot"}, "counted.report.callgraph.dot"),
+        std::make_pair(Args{"--top", "10"}, "counted.report.top.txt"),
+        std::make_pair(Args{"--top", "10", "--format", "json"},
+                       "counted.report.top.json"),
+        std::make_pair(Args{"--hot", "--rows", "0"}, "counted.report.hot.txt"),
+        std::make_pair(Args{"--hot", "--rows", "0", "--format", "json"},
+                       "counted.report.hot.json"),
+        std::make_pair(Args{"--annotate", "^(rec|special)$"},
+                       "counted.report.annotate.txt"),
+        std::make_pair(Args{"--folded", "--function", "^outer$"},
+                       "counted.report.outer.folded")),
+    [](const auto& info) {
+      std::string name = info.param.second;
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+// The folded stacks are the recorded execution's, exactly: counted.folded
+// was derived by hand from counted.S's comments.
+TEST(HwtReportTest, FoldedEqualsHandCountedStacks) {
+  const std::string truth =
+      ReadOrDie(SourceDir() + "/testdata/programs/counted.folded");
+  for (const Args& args : {Args{"--folded"}, Args{"--folded", "--no-inline"},
+                           Args{"--folded", "--jobs", "2"}}) {
+    auto result = Report(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(Lines(result.out, 1), Lines(truth, 1)) << args.back();
+  }
+}
+
+// The end-to-end tests' form: a raw trace with its CPU and image.
+TEST(HwtReportTest, RawTraceWithCpuAndImage) {
+  const std::string image = ProgramImage();
+  ASSERT_FALSE(image.empty());
+  auto result =
+      RunCommand({ToolPath("hwt-report"), "--folded", "--no-inline", "--cpu",
+                  "6/85/4", "--image", image, Capture() + "/buffers/0.bin"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, ReadOrDie(Golden("counted.report.folded")));
+}
+
+// Self, total and calls per function equal counted.functions (hand
+// counted: "name self total").
+TEST(HwtReportTest, TopTableEqualsHandCountedFunctions) {
+  auto result = Report({"--top", "100", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["total"], 79);
+  std::map<std::string, std::string> functions;
+  for (const auto& row : json["by_self"]) {
+    functions[row["function"]] = std::to_string(row["self"].get<int>()) + " " +
+                                 std::to_string(row["total"].get<int>());
+  }
+  EXPECT_EQ(functions, Lines(ReadOrDie(SourceDir() +
+                                       "/testdata/programs/counted.functions"),
+                             2));
+}
+
+// The DOT call graph has exactly counted.edges' call edges and counts, and
+// Graphviz lays it out.
+TEST(HwtReportTest, CallGraphDotHasTheCallEdgesAndGraphvizAcceptsIt) {
+  auto result = Report({"--callgraph=dot"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::map<std::string, std::string> names;  // n0 -> _start
+  std::map<std::string, std::string> edges;
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t label = line.find(" [label=\"");
+    if (label == std::string::npos || line.rfind("  n", 0) != 0) continue;
+    const std::string head = line.substr(2, label - 2);
+    std::string text = line.substr(label + 9);
+    text = text.substr(0, text.find_first_of("\\\""));
+    const size_t arrow = head.find(" -> ");
+    if (arrow == std::string::npos) {
+      names[head] = text;
+    } else {
+      const std::string count = text.substr(0, text.find(' '));
+      edges[names[head.substr(0, arrow)] + " " +
+            names[head.substr(arrow + 4)]] = count;
+    }
+  }
+  EXPECT_EQ(
+      edges,
+      Lines(ReadOrDie(SourceDir() + "/testdata/programs/counted.edges"), 1));
+
+  if (!FileExists("/usr/bin/dot")) GTEST_SKIP() << "graphviz not installed";
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string dot = dir->path() + "/g.dot";
+  ASSERT_TRUE(WriteFileAtomically(dot, result.out).ok());
+  auto laid_out =
+      RunCommand({"/usr/bin/dot", "-Tsvg", "-o", dir->path() + "/g.svg", dot});
+  EXPECT_EQ(laid_out.exit_code, 0) << laid_out.err;
+  EXPECT_EQ(laid_out.err, "");
+}
+
+// speedscope's rules (docs: formats.md): shared frames, evented profiles
+// whose opens and closes balance with `at` non-decreasing, and a sampled
+// profile whose stacks are the folded stacks.
+TEST(HwtReportTest, SpeedscopeIsBalancedAndMatchesTheExecution) {
+  auto result = Report({"--speedscope"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["$schema"],
+            "https://www.speedscope.app/file-format-schema.json");
+  const auto& frames = json["shared"]["frames"];
+  ASSERT_TRUE(frames.is_array());
+  std::vector<std::string> names;
+  for (const auto& frame : frames) names.push_back(frame["name"]);
+  int evented = 0, sampled = 0;
+  for (const auto& profile : json["profiles"]) {
+    EXPECT_EQ(profile["unit"], "none");
+    EXPECT_EQ(profile["startValue"], 0);
+    EXPECT_EQ(profile["endValue"], 79);
+    if (profile["type"] == "evented") {
+      ++evented;
+      std::vector<int> stack;
+      double last = 0;
+      // The call timeline, as folded stacks weighted by instructions.
+      std::map<std::string, std::string> folded;
+      std::map<std::string, int> weights;
+      auto key = [&] {
+        std::string k;
+        for (int f : stack) k += (k.empty() ? "" : ";") + names.at(f);
+        return k;
+      };
+      for (const auto& event : profile["events"]) {
+        const double at = event["at"];
+        ASSERT_GE(at, last);
+        if (!stack.empty()) weights[key()] += static_cast<int>(at - last);
+        last = at;
+        const int frame = event["frame"];
+        ASSERT_LT(frame, static_cast<int>(names.size()));
+        if (event["type"] == "O") {
+          stack.push_back(frame);
+        } else {
+          ASSERT_EQ(event["type"], "C");
+          ASSERT_FALSE(stack.empty());
+          ASSERT_EQ(stack.back(), frame) << "close of a frame not on top";
+          stack.pop_back();
+        }
+      }
+      EXPECT_TRUE(stack.empty()) << "unclosed frames";
+      EXPECT_EQ(last, 79);
+      for (const auto& [k, w] : weights) {
+        if (w != 0) folded[k] = std::to_string(w);
+      }
+      EXPECT_EQ(folded, Lines(ReadOrDie(SourceDir() +
+                                        "/testdata/programs/counted.folded"),
+                              1));
+    } else {
+      ASSERT_EQ(profile["type"], "sampled");
+      ++sampled;
+      ASSERT_EQ(profile["samples"].size(), profile["weights"].size());
+      std::map<std::string, std::string> folded;
+      for (size_t i = 0; i < profile["samples"].size(); ++i) {
+        std::string k;
+        for (int f : profile["samples"][i]) {
+          k += (k.empty() ? "" : ";") + names.at(f);
+        }
+        folded[k] = std::to_string(profile["weights"][i].get<int>());
+      }
+      EXPECT_EQ(folded, Lines(ReadOrDie(SourceDir() +
+                                        "/testdata/programs/counted.folded"),
+                              1));
+    }
+  }
+  EXPECT_EQ(evented, 1);
+  EXPECT_EQ(sampled, 1);
+}
+
+// Checks an SVG flame graph with Python's XML parser: well-formed, every
+// frame's children fit inside it (start and width), the root is the total.
+constexpr char kSvgCheck[] = R"PY(
+import sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse(sys.argv[1]).getroot()
+total = int(root.get('data-total'))
+frames = [g for g in root.iter(ns + 'g') if g.get('class', '').startswith('f')]
+assert frames, 'no frames'
+rows = [(int(g.get('data-d')), int(g.get('data-s')), int(g.get('data-v')),
+         g.find(ns + 'title').text) for g in frames]
+assert rows[0][0] == 0 and rows[0][2] == total, 'root is not the total'
+stack = []
+for d, s, v, title in rows:
+    while stack and stack[-1][0] >= d:
+        stack.pop()
+    if stack:
+        pd, ps, pv, _ = stack[-1]
+        assert pd == d - 1, 'depth jumps at ' + title
+        assert ps <= s and s + v <= ps + pv, title + ' outside its parent'
+    stack.append((d, s, v, title))
+for d, s, v, title in rows:
+    kids = [r for r in rows if r[0] == d + 1 and s <= r[1] < s + v]
+    assert sum(r[2] for r in kids) <= v, title + ': children wider than it'
+print(len(rows))
+)PY";
+
+TEST(HwtReportTest, FlameSvgIsWellFormedAndFramesNest) {
+  if (!FileExists("/usr/bin/python3")) GTEST_SKIP() << "python3 not found";
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  for (const Args& mode : {Args{"--flame"}, Args{"--flame", "--icicle"}}) {
+    const std::string svg = dir->path() + "/f.svg";
+    Args args = mode;
+    args.push_back("-o");
+    args.push_back(svg);
+    auto result = Report(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    auto check = RunCommand({"/usr/bin/python3", "-c", kSvgCheck, svg});
+    EXPECT_EQ(check.exit_code, 0) << check.err;
+    // all, _start, its 6 callees, outer's leaf, rec's 2 recursions.
+    EXPECT_EQ(check.out, "11\n");
+  }
+}
+
+// A headless Chromium renders the flame graph; ?s=REGEX in the URL runs a
+// search on load, which highlights the matching frames and shows their
+// share; ?f=N zooms into frame N first, and the share is then of it.
+TEST(HwtReportTest, ChromiumRendersTheFlameGraphAndSearchHighlights) {
+  if (!FileExists("/usr/bin/chromium")) GTEST_SKIP() << "chromium not found";
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string svg = dir->path() + "/counted.svg";
+  auto result = Report({"--flame", "-o", svg});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto dump = [&](const std::string& query) {
+    return RunCommand(
+        {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+         "--user-data-dir=" + dir->path() + "/profile", "--dump-dom",
+         "file://" + svg + "?" + query},
+        120);
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  // leaf under _start (12) and under outer (6): 18 of 79.
+  auto search = dump("s=%5Eleaf%24");
+  ASSERT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_THAT(search.out, HasSubstr("data-ready=\"1\""));
+  EXPECT_EQ(count(search.out, "class=\"f match\""), 2);
+  EXPECT_EQ(count(search.out, "fill=\"rgb(230,0,230)\""), 2);
+  EXPECT_THAT(search.out, HasSubstr("Matched: 22.8% (18 instructions)"));
+  // Frame 4 is outer (all, _start, leaf, leaf2, outer, ...): 6 of its 11.
+  auto zoomed = dump("f=4&s=leaf");
+  ASSERT_EQ(zoomed.exit_code, 0) << zoomed.err;
+  EXPECT_THAT(zoomed.out, HasSubstr("Matched: 54.5% (6 instructions)"));
+  EXPECT_THAT(zoomed.out, HasSubstr("id=\"unzoom\" class=\"btn\""));
+}
+
+TEST(HwtReportTest, CorruptTraceExitsOneAndSaysSo) {
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  std::string corrupt = ReadOrDie(Capture() + "/buffers/0.bin");
+  for (size_t i = 0x30; i < 0x38 && i < corrupt.size(); ++i) {
+    corrupt[i] = '\xd9';
+  }
+  const std::string path = dir->path() + "/corrupt.pt";
+  ASSERT_TRUE(WriteFileAtomically(path, corrupt).ok());
+  auto result = RunCommand({ToolPath("hwt-report"), "--folded", "--cpu",
+                            "6/85/4", "--image", ProgramImage(), path});
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("decode error"));
+  // What was decoded is still reported, with the cut marked.
+  EXPECT_THAT(result.out, HasSubstr("_start"));
+}
+
+TEST(HwtReportTest, BadUsageAndInputsExitTwoAndLeaveNoFile) {
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string out = dir->path() + "/out.svg";
+  struct Case {
+    Args args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--callgraph=xml"}, "--callgraph"},
+      {{"--function", "("}, "--function"},
+      {{"--thread", "7"}, "--thread 7"},
+      {{"--only-image", "nosuch.so"}, "nosuch.so"},
+      {{"--range", "x:y"}, "--range"},
+      {{"--min-width", "wide"}, "--min-width"},
+      {{"--format", "xml"}, "--format"},
+      {{"--cpu", "x"}, "--cpu"},
+      {{"--flame", "--speedscope"}, "-o FILE with several outputs"},
+  };
+  for (const Case& c : cases) {
+    Args args = c.args;
+    args.push_back("-o");
+    args.push_back(out);
+    auto result = Report(args);
+    EXPECT_EQ(result.exit_code, 2) << c.args[0] << ": " << result.err;
+    EXPECT_THAT(result.err, HasSubstr(c.message)) << c.args[0];
+    EXPECT_FALSE(FileExists(out)) << c.args[0];
+  }
+  auto missing =
+      RunCommand({ToolPath("hwt-report"), "-o", out, "/nonexistent.hwt"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("/nonexistent.hwt"));
+  EXPECT_FALSE(FileExists(out));
+  // Not a trace at all.
+  const std::string junk = dir->path() + "/junk.bin";
+  ASSERT_TRUE(WriteFileAtomically(junk, "not a trace").ok());
+  auto bad = RunCommand({ToolPath("hwt-report"), "-o", out, junk});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_THAT(bad.err, HasSubstr("junk.bin"));
+  EXPECT_FALSE(FileExists(out));
+  // Nothing else was left in the directory (no temporary files).
+  int entries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir->path())) {
+    entries += entry.path().filename() != "junk.bin";
+  }
+  EXPECT_EQ(entries, 0);
+
+  auto help = RunCommand({ToolPath("hwt-report"), "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* flag :
+       {"--flame", "--folded", "--speedscope", "--callgraph", "--top", "--hot",
+        "--annotate", "--thread", "--only-image", "--function", "--range",
+        "--time", "--no-inline", "--jobs"}) {
+    EXPECT_THAT(help.out, HasSubstr(flag));
+  }
+}
+
+// With stdout not a terminal the SVG goes to stdout; -o writes it whole,
+// and equal to stdout; nothing is printed on stderr without a terminal
+// except the note naming the file.
+TEST(HwtReportTest, OutputFilesAreWrittenWhole) {
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string svg = dir->path() + "/flame.svg";
+  const std::string folded = dir->path() + "/stacks.folded";
+  auto result = Report({"--flame=" + svg, "--folded=" + folded, "--top", "3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("Functions by self instructions"));
+  EXPECT_EQ(ReadOrDie(svg), ReadOrDie(Golden("counted.report.flame.svg")));
+  EXPECT_EQ(ReadOrDie(folded), ReadOrDie(Golden("counted.report.folded")));
+  EXPECT_THAT(result.err, HasSubstr("wrote " + svg));
+  auto plain = Report({});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, ReadOrDie(Golden("counted.report.flame.svg")));
+}
+
+}  // namespace
+}  // namespace hwt
