@@ -69,14 +69,37 @@ class TimelineBuilder {
       uint64_t available = mapped->size() - dump.file_offset;
       if (size == 0 || size > available) size = available;
       if (size == 0) continue;
+      // A dump of an ELF file (OpenCSD snapshots name the program and its
+      // libraries) is that ELF loaded at a bias: its addresses then name
+      // ELF vaddrs that symbols and DWARF know.
+      uint64_t bias = 0;
+      const absl::Span<const uint8_t> bytes = mapped->bytes();
+      if (LooksLikeElf(bytes)) {
+        auto elf = ParseElf(bytes, file);
+        if (elf.ok()) {
+          for (const ElfSegment& seg : elf->segments) {
+            if (seg.type == 1 /*PT_LOAD*/ && seg.offset <= dump.file_offset &&
+                dump.file_offset < seg.offset + seg.filesz) {
+              image.is_elf = true;
+              image.build_id = elf->build_id;
+              bias = dump.address - (seg.vaddr + dump.file_offset - seg.offset);
+              break;
+            }
+          }
+        }
+      }
+      const bool elf_dump = image.is_elf;
       uint32_t image_id = timeline_.AddImage(std::move(image));
+      // Unlike images from records, a dump stays mapped across EXECUTABLE
+      // records.
+      if (elf_dump) persistent_images_.insert(image_id);
       Region region;
       region.image = image_id;
       region.start = dump.address;
       region.end = dump.address + size;
       region.file_offset = dump.file_offset;
       region.file_size = size;
-      region.bias = 0;
+      region.bias = bias;
       region.space = dump.space;
       uint32_t region_id = timeline_.AddRegion(region);
       for (size_t b = 0; b < last_position_.size(); ++b) {

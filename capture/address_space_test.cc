@@ -102,6 +102,37 @@ TEST(AddressSpaceTest, MmapIsHoistedAndExecResets) {
   }
 }
 
+// An OpenCSD snapshot's dump of an ELF file is that ELF at a load bias (so
+// that addresses name symbols), and stays mapped across exec records.
+TEST(AddressSpaceTest, DumpOfAnElfFileIsTheElfAtABias) {
+  auto program = ReadElfFile(kProgram);
+  ASSERT_TRUE(program.ok());
+  const std::vector<ElfSegment> loads = program->ExecutableLoads();
+  ASSERT_FALSE(loads.empty());
+  Manifest m = TwoBuffers();
+  MemoryDump dump;
+  dump.file = kProgram;
+  dump.address = 0xaaaa00000000 + loads[0].offset;
+  dump.file_offset = loads[0].offset;
+  dump.size = loads[0].filesz;
+  m.memory.push_back(dump);
+  Capture capture(InputKind::kOpenCsdSnapshot, "x", "/", m,
+                  {Exec("/no/such/prog", 0x1000, 0, {{0, 10}})}, {},
+                  std::nullopt);
+  auto timeline = BuildAddressSpaceTimeline(capture);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  ASSERT_FALSE(timeline->images().empty());
+  EXPECT_TRUE(timeline->images()[0].is_elf);
+  EXPECT_EQ(timeline->images()[0].build_id, program->build_id);
+  ASSERT_FALSE(timeline->regions().empty());
+  const Region& region = timeline->regions()[0];
+  EXPECT_EQ(region.start, dump.address);
+  EXPECT_EQ(region.file_offset, dump.file_offset);
+  EXPECT_EQ(region.bias, 0xaaaa00000000 + loads[0].offset - loads[0].vaddr);
+  EXPECT_FALSE(timeline->RemovedByReset(0));
+  EXPECT_EQ(timeline->RegionsAt(0, 20).size(), 1u);
+}
+
 TEST(AddressSpaceTest, MissingImageIsReportedOnce) {
   Capture capture(InputKind::kBundleDirectory, "x", "/", TwoBuffers(),
                   {Exec("/no/such/prog", 0x1000, 0, {}),
