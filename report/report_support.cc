@@ -4,6 +4,7 @@
 #include <regex.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -116,6 +117,14 @@ std::string DefaultOutputName(const std::string& input,
                               const std::string& suffix) {
   std::string name = input;
   while (name.size() > 1 && name.back() == '/') name.pop_back();
+  if (name == "." || name == ".." || absl::EndsWith(name, "/.") ||
+      absl::EndsWith(name, "/..")) {
+    // A snapshot directory given as ".": its real name.
+    std::error_code error;
+    const std::filesystem::path path =
+        std::filesystem::weakly_canonical(name, error);
+    if (!error) name = path.string();
+  }
   name = BaseName(name);
   for (const char* ext :
        {".tar.zst", ".tzst", ".tar", ".hwt", ".raw", ".bin"}) {

@@ -550,10 +550,16 @@ int Run(const Options& options) {
 
   const int rc = WriteOutputs(outputs, options);
   if (rc != kExitOk) return rc;
+  // As hwt-decode: exit 1 when the decoder reported errors; bytes it could
+  // not use without an error (e.g. before the first sync point) are only a
+  // note.
   const std::string message = report::DecodeErrorMessage(decode);
-  if (!message.empty()) {
+  if (decode.errors != 0) {
     hwt::tools::PrintError(kTool, message);
     return kExitDecodeErrors;
+  }
+  if (!message.empty() && !options.quiet) {
+    fprintf(stderr, "%s: note: %s\n", kTool, message.c_str());
   }
   return kExitOk;
 }
@@ -570,7 +576,13 @@ int main(int argc, char** argv) {
       "  hwt-report fib.hwt                      # fib.flame.svg\n"
       "  hwt-report --top 20 --function '^main$' fib.hwt\n"
       "  hwt-report --annotate fib --hot fib.hwt\n"
-      "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg",
+      "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg\n"
+      "  hwt-report --folded --no-inline --cpu 6/85/4 --image ./prog "
+      "trace.pt\n\n"
+      "SVG and JSON go to stdout, or when stdout is a terminal to "
+      "NAME.flame.svg / NAME.speedscope.json in the current directory.\n"
+      "Exit status: 0 clean, 1 the trace had decode errors (reported), 2 bad "
+      "usage or unreadable input, 3 internal error or failure to write.",
       kTool};
   app.get_formatter()->column_width(36);
   Options options;

@@ -379,6 +379,61 @@ TEST(HwtReportTest, ChromiumRendersTheFlameGraphAndSearchHighlights) {
   EXPECT_THAT(zoomed.out, HasSubstr("id=\"unzoom\" class=\"btn\""));
 }
 
+// CoreSight works as PT does: on RICSecLab's `branches` (an OpenCSD snapshot
+// of a real ETMv4 trace whose memory dumps are the PIE program and its
+// libraries at their load addresses), main calls exactly what branches.c's
+// main calls (branches.objdump: eleven bl at 0x908-0x930), once each, and
+// runs its own 16 instructions (0x900-0x93c).
+TEST(HwtReportTest, CoreSightBranchesMainCallsWhatTheSourceCalls) {
+  HWT_REQUIRE_CORPUS(corpus);
+  const std::string snapshot = corpus + "/ricseclab-coresight/branches";
+  auto result = RunCommand({ToolPath("hwt-report"), "--folded", snapshot});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string main_stack = "_start;__libc_start_main;main";
+  std::set<std::string> callees;
+  std::string main_self;
+  for (const auto& [stack, count] : Lines(result.out, 1)) {
+    if (stack == main_stack) main_self = count;
+    if (stack.rfind(main_stack + ";", 0) != 0) continue;
+    const std::string rest = stack.substr(main_stack.size() + 1);
+    callees.insert(rest.substr(0, rest.find(';')));
+  }
+  EXPECT_EQ(main_self, "16");
+  EXPECT_EQ(callees, (std::set<std::string>{
+                         "execute_b_instruction", "execute_bcond_instruction",
+                         "execute_cbz_instruction", "execute_cbnz_instruction",
+                         "execute_tbz_instruction", "execute_tbnz_instruction",
+                         "execute_bl_instruction", "execute_ibs_instruction",
+                         "execute_ret_instruction", "execute_br_instruction",
+                         "execute_blr_instruction"}));
+
+  // The call graph says once each; the flame graph has main.
+  auto dot = RunCommand({ToolPath("hwt-report"), "--callgraph=dot",
+                         "--min-percent", "0", snapshot});
+  ASSERT_EQ(dot.exit_code, 0) << dot.err;
+  auto top = RunCommand(
+      {ToolPath("hwt-report"), "--top", "1000", "--format", "json", snapshot});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  std::map<std::string, int> calls;
+  const nlohmann::json top_json = nlohmann::json::parse(top.out);
+  for (const auto& row : top_json["by_self"]) {
+    calls[row["function"].get<std::string>()] = row["calls"].get<int>();
+  }
+  EXPECT_EQ(calls["main"], 1);
+  EXPECT_EQ(calls["execute_tbz_instruction"], 1);
+  EXPECT_EQ(calls["execute_ibs_instruction"], 1);
+  auto flame = RunCommand({ToolPath("hwt-report"), "--flame", snapshot});
+  ASSERT_EQ(flame.exit_code, 0) << flame.err;
+  EXPECT_THAT(flame.out, HasSubstr("<title>main ("));
+  EXPECT_THAT(flame.out, HasSubstr("<title>execute_blr_instruction ("));
+  // The annotated disassembly is AArch64.
+  auto annotate =
+      RunCommand({ToolPath("hwt-report"), "--annotate", "^main$", snapshot});
+  ASSERT_EQ(annotate.exit_code, 0) << annotate.err;
+  EXPECT_THAT(annotate.out, HasSubstr("bl 0x"));
+  EXPECT_THAT(annotate.out, HasSubstr("<execute_b_instruction>"));
+}
+
 TEST(HwtReportTest, CorruptTraceExitsOneAndSaysSo) {
   auto dir = TempDir::Create("hwt-report-test");
   ASSERT_TRUE(dir.ok());
