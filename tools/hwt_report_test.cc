@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/testing.h"
+#include "decoders/spe/encoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -432,6 +433,72 @@ TEST(HwtReportTest, CoreSightBranchesMainCallsWhatTheSourceCalls) {
   ASSERT_EQ(annotate.exit_code, 0) << annotate.err;
   EXPECT_THAT(annotate.out, HasSubstr("bl 0x"));
   EXPECT_THAT(annotate.out, HasSubstr("<execute_b_instruction>"));
+}
+
+// SPE: a raw SPE trace written with the packet encoder (known samples) over
+// counted.S's program image: samples per function and image, latencies and
+// data sources in text and JSON, the folded and flame views by image and
+// function.
+TEST(HwtReportTest, SpeSamplesPerFunction) {
+  auto dir = TempDir::Create("hwt-report-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string image = dir->path() + "/counted_static";
+  ASSERT_TRUE(WriteFileAtomically(image, ReadOrDie(ProgramImage())).ok());
+  spe::SpeEncoder encoder;
+  auto sample = [&](uint64_t pc, uint16_t latency) {
+    spe::RecordSpec spec;
+    spec.pc = pc;
+    spec.op_class = 1;  // load
+    spec.events = 0x2;  // retired
+    spec.total_latency = latency;
+    spec.data_va = 0x402000;
+    spec.data_source = 0x0;
+    spe::EncodeRecord(spec, encoder);
+  };
+  // leaf (0x401050-0x401058): 3 samples; special (0x401077-): 2; one
+  // outside every image.
+  sample(0x401050, 10);
+  sample(0x401055, 20);
+  sample(0x401057, 30);
+  sample(0x401077, 100);
+  sample(0x40107c, 100);
+  sample(0x12345678, 5);
+  const std::string trace = dir->path() + "/trace.spe";
+  ASSERT_TRUE(WriteFileAtomically(trace, encoder.bytes()).ok());
+  const Args input = {"--backend", "spe", "--image", image + "@0", trace};
+  auto run = [&](Args args) {
+    args.insert(args.begin(), ToolPath("hwt-report"));
+    args.insert(args.end(), input.begin(), input.end());
+    return RunCommand(args);
+  };
+
+  auto folded = run({"--folded"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_EQ(folded.out,
+            "[unknown] 1\n"
+            "counted_static;leaf 3\n"
+            "counted_static;special 2\n");
+
+  auto json_run = run({"--format", "json"});
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const nlohmann::json json = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(json.dump().find("\"leaf\"") != std::string::npos, true);
+  EXPECT_THAT(json.dump(), HasSubstr("\"samples\":6"));
+
+  auto text = run({});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("leaf"));
+  EXPECT_THAT(text.out, HasSubstr("special"));
+
+  auto flame = run({"--flame"});
+  ASSERT_EQ(flame.exit_code, 0) << flame.err;
+  EXPECT_THAT(flame.out, HasSubstr("<title>leaf (3 samples, 50.00%"));
+  EXPECT_THAT(flame.out, HasSubstr("<title>counted_static (5 samples"));
+
+  // Control-flow views do not apply to samples: a clear usage error.
+  auto callgraph = run({"--callgraph"});
+  EXPECT_EQ(callgraph.exit_code, 2);
+  EXPECT_THAT(callgraph.err, HasSubstr("SPE"));
 }
 
 TEST(HwtReportTest, CorruptTraceExitsOneAndSaysSo) {
