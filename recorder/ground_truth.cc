@@ -46,7 +46,8 @@ symbolizer::SymbolizerOptions GroundTruthSymbolOptions() {
 
 GroundTruth::GroundTruth(CodeMapOptions options,
                          symbolizer::SymbolizerOptions symbols)
-    : code_(std::move(options)),
+    : aliased_(options.path_aliases),
+      code_(std::move(options)),
       symbolizer_(symbolizer::Symbolizer::Create(std::move(symbols))) {}
 
 GroundTruth::~GroundTruth() = default;
@@ -321,8 +322,10 @@ std::string GroundTruth::SummaryJson() const {
   j["call_edges"] = std::move(edges);
   nlohmann::ordered_json images = nlohmann::ordered_json::array();
   for (const MappedImage& image : code_.images()) {
+    // An aliased file (the vDSO dump) is the recorder's temporary copy.
+    const bool aliased = aliased_.count(image.recorded_path) != 0;
     images.push_back({{"path", image.recorded_path},
-                      {"file", image.file},
+                      {"file", aliased ? image.recorded_path : image.file},
                       {"bias", absl::StrFormat("0x%x", image.bias)}});
   }
   j["images"] = std::move(images);

@@ -15,6 +15,8 @@
 //    "functions": [{"name", "self", "total"}]            (sorted by name),
 //    "call_edges": [{"caller", "callee", "count"}]       (sorted),
 //    "images": [{"path", "file", "bias"}]}               (mapping order)
+// where "file" is the file read, or the recorded path for an aliased one
+// (the vDSO dump is a temporary file).
 // and folded.txt (one "frame;frame;... count" line per stack, sorted).
 // The digest is FNV-1a (64 bit) over the instruction addresses as 8-byte
 // little-endian words, in execution order (InstructionDigest).
@@ -147,6 +149,7 @@ class GroundTruth : public ExecutionSink {
                 uint64_t next);
   void Jump(uint64_t ip, uint64_t target);
 
+  std::map<std::string, std::string> aliased_;  // CodeMapOptions::path_aliases
   CodeMap code_;
   absl::Status status_;
   ExecutionInfo info_;
