@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,9 +114,22 @@ int main(void) {
 }
 )";
 
+bool ToolBuilt(const std::string& tool) {
+  struct stat st;
+  return stat(hwt::testing::ToolPath(tool).c_str(), &st) == 0;
+}
+
 class IndependentProgramTest : public ::testing::Test {
  protected:
+  // A tool the test runs: without it the test is skipped before recording.
+  explicit IndependentProgramTest(std::string tool = "")
+      : tool_(std::move(tool)) {}
+
   void SetUp() override {
+    if (!tool_.empty() && !ToolBuilt(tool_)) {
+      GTEST_SKIP() << hwt::testing::ToolPath(tool_)
+                   << " is not built in this tree";
+    }
     HWT_REQUIRE_VALGRIND();
     auto dir = TempDir::Create("hwt-e2e-independent");
     ASSERT_TRUE(dir.ok()) << dir.status();
@@ -170,6 +184,7 @@ class IndependentProgramTest : public ::testing::Test {
     EXPECT_EQ(j["streams"][0]["instructions"].get<uint64_t>(), instructions_);
   }
 
+  std::string tool_;
   std::unique_ptr<TempDir> dir_;
   std::string program_;
   std::string bundle_;
@@ -178,11 +193,6 @@ class IndependentProgramTest : public ::testing::Test {
   uint64_t instructions_ = 0;
   Truth truth_;
 };
-
-bool ToolBuilt(const std::string& tool) {
-  struct stat st;
-  return stat(hwt::testing::ToolPath(tool).c_str(), &st) == 0;
-}
 
 TEST_F(IndependentProgramTest, LibrariesReproduceTheValgrindRecording) {
   absl::StatusOr<Decoded> decoded = DecodeInstructions(bundle_);
@@ -205,11 +215,12 @@ TEST_F(IndependentProgramTest, LibrariesReproduceTheValgrindRecording) {
   EXPECT_TRUE(profiled->call_edges == truth_.call_edges);
 }
 
-TEST_F(IndependentProgramTest, HwtDecodeCountsEveryInstruction) {
-  if (!ToolBuilt("hwt-decode")) {
-    GTEST_SKIP() << hwt::testing::ToolPath("hwt-decode")
-                 << " is not built in this tree";
-  }
+class IndependentProgramHwtDecodeTest : public IndependentProgramTest {
+ protected:
+  IndependentProgramHwtDecodeTest() : IndependentProgramTest("hwt-decode") {}
+};
+
+TEST_F(IndependentProgramHwtDecodeTest, CountsEveryInstruction) {
   const std::string tool = hwt::testing::ToolPath("hwt-decode");
   {
     SCOPED_TRACE("raw trace");
@@ -222,11 +233,12 @@ TEST_F(IndependentProgramTest, HwtDecodeCountsEveryInstruction) {
   }
 }
 
-TEST_F(IndependentProgramTest, HwtReportFoldsLikeTheTruth) {
-  if (!ToolBuilt("hwt-report")) {
-    GTEST_SKIP() << hwt::testing::ToolPath("hwt-report")
-                 << " is not built in this tree";
-  }
+class IndependentProgramHwtReportTest : public IndependentProgramTest {
+ protected:
+  IndependentProgramHwtReportTest() : IndependentProgramTest("hwt-report") {}
+};
+
+TEST_F(IndependentProgramHwtReportTest, FoldsLikeTheTruth) {
   // The program has no DWARF (built without -g): no inline frames either
   // way; --no-inline says so explicitly.
   auto run = hwt::testing::RunCommand(
