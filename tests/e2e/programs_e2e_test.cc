@@ -42,10 +42,11 @@ struct ProgramCase {
   bool execs = false;
 };
 
-// A fault interrupts a jump to its target: the analysis resolves a
-// transition pending at an asynchronous disable against the next traced
-// block (the signal handler: main;on_segv) instead of the interrupted
-// address (main;poke, the handler running on top of it).
+// crash handled: poke's first instruction faults, so the call to poke is
+// followed by an asynchronous disable at poke and then by the signal
+// handler. The truth pushes poke (the call went there) and runs on_segv on
+// top of it (main;poke); the analysis resolves the pending call against
+// the next traced block and pushes on_segv instead (main;on_segv).
 constexpr char kAsyncPending[] =
     "transition pending at an asynchronous disable";
 // The truth starts a new stack at an exec; the analysis goes on with the
@@ -195,6 +196,9 @@ class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
     EXPECT_EQ(profiled->profile.stats.instructions, truth.instructions);
     EXPECT_EQ(profiled->profile.stats.gaps, 0u);
     if (GetParam().stacks_differ != nullptr) {
+      std::cout << what << ": known difference (" << GetParam().stacks_differ
+                << "): " << TextDifference(profiled->folded, truth.folded)
+                << "\n";
       EXPECT_NE(profiled->folded, truth.folded)
           << "the stacks now match: clear stacks_differ ("
           << GetParam().stacks_differ << ")";
