@@ -287,6 +287,10 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
         rm.Rebuild(m.stack, op.snapshot);
         machine_.FarReturn(m, target);
         break;
+      case BaseOpKind::kJump:
+        rm.Rebuild(m.stack, op.snapshot);
+        machine_.Jump(m, target);
+        break;
     }
     machine_.AppendToPath(m.stack.back(), target);
     rm.ResolveBase(id, m.stack.back());

@@ -78,7 +78,7 @@ void StackMachine::ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
     case PendingKind::kJump:
       if (from_block != kNone && store_.blocks()[from_block].last_fn !=
                                      store_.blocks()[target.block].fn) {
-        Replace(t, target);
+        Jump(t, target);
       }
       return;
     default:
@@ -125,6 +125,27 @@ void StackMachine::FarReturn(ThreadState& t, const Target& target) {
       return;
     }
   }
+}
+
+void StackMachine::Jump(ThreadState& t, const Target& target) {
+  const BlockRecord& b = store_.blocks()[target.block];
+  // Only a landing inside a symbol's body can unwind (docs/call-stacks.md):
+  // a jump to an entry is a tail call even into a function on the stack.
+  if (b.fn.kind == FrameKind::kFunction && b.key.vaddr != b.fn.start) {
+    const FrameKey key = FrameKeyFor(b.fn, b.key.vaddr);
+    for (size_t i = t.stack.size(); i-- > 0;) {
+      const Frame& f = t.stack[i];
+      if (f.base) {
+        base_handler_->OnBase(t, BaseOpKind::kJump, target);
+        return;
+      }
+      if (f.key == key) {
+        PopFrom(t, i + 1);
+        return;
+      }
+    }
+  }
+  Replace(t, target);
 }
 
 void StackMachine::Replace(ThreadState& t, const Target& target) {

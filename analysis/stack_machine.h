@@ -1,14 +1,16 @@
 // The call-stack rules of docs/call-stacks.md as operations on one thread's
 // stack: push on calls, pop to the matching return address, synthetic roots,
-// tail-call replacement, far frames, gaps; plus what rides on the stack (the
-// call-tree node of every frame and each frame's intra-procedural path).
+// unwinding and tail-call jumps, far frames, gaps; plus what rides on the
+// stack (the call-tree node of every frame and each frame's
+// intra-procedural path).
 //
 // The same code runs in ProfileBuilder (over events) and in ProfileMerger
 // (over the base operations a segment recorded), which is what makes a merged
 // run equal a sequential one. A segment starts from an unknown stack: its
 // bottom frame is then a "base" frame, and an operation that needs to look
 // below it (a return that matches no local frame, a tail call replacing it, a
-// far return) is handed to a BaseHandler, which records it for the merge.
+// jump into a function no local frame belongs to, a far return) is handed to
+// a BaseHandler, which records it for the merge.
 // Internal to analysis/.
 #ifndef HWT_ANALYSIS_STACK_MACHINE_H_
 #define HWT_ANALYSIS_STACK_MACHINE_H_
@@ -79,7 +81,16 @@ struct PendingEdit {
   }
 };
 
-enum class BaseOpKind : uint8_t { kContinue, kReturn, kReplace, kFarReturn };
+// kJump: a jump into another function's body that found no frame of that
+// function above the base: whether it unwinds into the unknown stack or is a
+// tail call depends on what the base stands for.
+enum class BaseOpKind : uint8_t {
+  kContinue,
+  kReturn,
+  kReplace,
+  kFarReturn,
+  kJump
+};
 
 // Where control went: the block that ran next.
 struct Target {
@@ -135,6 +146,9 @@ class StackMachine {
   // The individual rules (used by Transition and by the merger).
   void Return(ThreadState& t, const Target& target);
   void FarReturn(ThreadState& t, const Target& target);
+  // A jump into another function: unwinds to that function's newest frame
+  // when it lands in its body and the stack has one, else Replace.
+  void Jump(ThreadState& t, const Target& target);
   void Replace(ThreadState& t, const Target& target);
   void PushRoot(ThreadState& t, const Target& target);
 

@@ -222,6 +222,95 @@ block 0x40100f 0x40100f 1 none
   EXPECT_EQ(FindFunction(run, "bar")->calls, 0u);
 }
 
+TEST(StackTest, JumpIntoTheBodyOfAFunctionOnTheStackUnwinds) {
+  // longjmp: baz ends with an indirect jump into main's body (after the
+  // setjmp call): foo, bar and baz go, main is the top again, and its own
+  // later call and return work on that stack.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 2 call next=0x401109
+block 0x401200 0x401204 2 call next=0x401209
+block 0x401300 0x401304 2 jump-indirect
+block 0x401009 0x40100c 2 call next=0x401011
+block 0x401200 0x401201 2 return
+block 0x401011 0x401011 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 5},
+                                {"main;bar", 2},
+                                {"main;foo", 2},
+                                {"main;foo;bar", 2},
+                                {"main;foo;bar;baz", 2}}));
+}
+
+TEST(StackTest, UnwindingStopsAtTheNewestFrameAndKeepsItsReturnAddress) {
+  // baz jumps (conditionally) into foo's body: bar and baz go; foo's return
+  // then matches foo's own return address.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 2 call next=0x401109
+block 0x401200 0x401204 2 call next=0x401209
+block 0x401300 0x401304 2 cond-taken
+block 0x401150 0x401154 3 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3},
+                                {"main;foo", 5},
+                                {"main;foo;bar", 2},
+                                {"main;foo;bar;baz", 2}}));
+}
+
+TEST(StackTest, JumpToAnEntryIsATailCallEvenWhenOnTheStack) {
+  // bar jumps to foo's entry: a (recursive-looking) tail call, not an
+  // unwind. The new foo frame keeps bar's return address.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 2 call next=0x401109
+block 0x401200 0x401204 2 jump
+block 0x401100 0x401104 2 return
+block 0x401109 0x40110a 2 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3},
+                                {"main;foo", 4},
+                                {"main;foo;bar", 2},
+                                {"main;foo;foo", 2}}));
+}
+
+TEST(StackTest, JumpIntoABodyWithoutAFrameOrIntoUnknownCodeIsATailCall) {
+  // main calls code without a symbol, which calls foo; foo jumps into that
+  // code again (not an entry, but uncovered code never unwinds): a tail
+  // call. It returns to its caller's call site, jumps into baz's body (no
+  // baz frame: a tail call) and baz returns to main.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x450000 0x450004 2 call next=0x450009
+block 0x401100 0x401104 2 jump
+block 0x450020 0x450024 2 return
+block 0x450009 0x45000c 2 jump
+block 0x401350 0x401354 2 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3},
+                                {"main;[prog+0x450000]", 4},
+                                {"main;[prog+0x450000];[prog+0x450020]", 2},
+                                {"main;[prog+0x450000];foo", 2},
+                                {"main;baz", 2}}));
+}
+
+TEST(StackTest, JumpBackIntoTheTopFramesOwnFunctionChangesNothing) {
+  // foo's code falls through into bar's (no branch: still foo's frame);
+  // bar's code jumps back into foo's body: foo's frame is the top, nothing
+  // to unwind or replace.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x4011f8 0x4011fc 2 none next=0x401200
+block 0x401200 0x401204 2 jump
+block 0x401180 0x401184 2 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3}, {"main;foo", 6}}));
+}
+
 TEST(StackTest, SyscallLeavesTheStackAlone) {
   ScriptRun run = RunScript(R"(
 block 0x401000 0x401004 2 call next=0x401009

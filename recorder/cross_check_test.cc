@@ -99,6 +99,7 @@ TEST_P(CrossCheckTest, RecordersAgreeInstructionByInstruction) {
 INSTANTIATE_TEST_SUITE_P(
     StaticPrograms, CrossCheckTest,
     ::testing::Values(CrossCheckCase{{"counted_static"}, 0},
+                      CrossCheckCase{{"jumps_static"}, 0},
                       CrossCheckCase{{"fib_static", "12"}, 0},
                       CrossCheckCase{{"indirect_static", "200"}, 0},
                       CrossCheckCase{{"switch_static", "300"}, 0},

@@ -4,9 +4,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/file_util.h"
@@ -38,8 +40,15 @@ class MappingFollower : public ExecutionSink {
   absl::Status status_;
 };
 
+// The creation time; SOURCE_DATE_EPOCH (seconds) replaces the clock, as in
+// reproducible builds, so that a committed capture can be made again
+// byte for byte (scripts/make-demo.sh).
 std::string NowRfc3339() {
   time_t now = time(nullptr);
+  if (const char* epoch = getenv("SOURCE_DATE_EPOCH")) {
+    int64_t seconds = 0;
+    if (absl::SimpleAtoi(epoch, &seconds)) now = static_cast<time_t>(seconds);
+  }
   struct tm tm;
   gmtime_r(&now, &tm);
   char text[32];
@@ -82,6 +91,23 @@ capture::Manifest BuildManifest(const EmulateOptions& options,
 
 }  // namespace
 
+void ExecutionLog::Replay(ExecutionSink& sink) const {
+  sink.OnStart(info_);
+  size_t done = 0;
+  for (const Mapping& mapping : mappings_) {
+    if (mapping.before > done) {
+      sink.OnInstructions(absl::MakeConstSpan(instructions_)
+                              .subspan(done, mapping.before - done));
+      done = mapping.before;
+    }
+    sink.OnMapping(mapping.event);
+  }
+  if (instructions_.size() > done) {
+    sink.OnInstructions(absl::MakeConstSpan(instructions_).subspan(done));
+  }
+  if (exit_status_) sink.OnExit(*exit_status_);
+}
+
 capture::CpuIdentity DefaultEmulatedCpu() {
   capture::CpuIdentity cpu;
   cpu.arch = "x86_64";
@@ -109,11 +135,20 @@ absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
   std::string trace;
   PtEncoder encoder(&code_map, options.encoder, StringWriter(&trace));
   GroundTruth truth(map_options);
-  TeeExecutionSink tee({&follower, &encoder, &truth});
+  std::vector<ExecutionSink*> sinks = {&follower, &encoder, &truth};
+  if (options.log != nullptr) sinks.push_back(options.log);
+  TeeExecutionSink tee(std::move(sinks));
 
   EmulateResult result;
   std::string recorder_name;
-  if (options.recorder == RecorderKind::kPtrace) {
+  if (options.replay != nullptr) {
+    recorder_name = options.replay->info().recorder;
+    if (!options.replay->vdso.empty()) {
+      HWT_RETURN_IF_ERROR(WriteFileAtomically(vdso_dump, options.replay->vdso));
+    }
+    options.replay->Replay(tee);
+    result.recording = options.replay->stats;
+  } else if (options.recorder == RecorderKind::kPtrace) {
     recorder_name = "ptrace-singlestep";
     PtraceRecorderOptions ptrace;
     ptrace.argv = options.argv;
@@ -130,6 +165,11 @@ absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
     valgrind.stdout_path = options.stdout_path;
     valgrind.cpu = options.cpu;
     HWT_ASSIGN_OR_RETURN(result.recording, RecordWithValgrind(valgrind, tee));
+  }
+  if (options.log != nullptr) {
+    options.log->stats = result.recording;
+    auto vdso = ReadFileToString(vdso_dump);
+    if (vdso.ok()) options.log->vdso = std::move(*vdso);
   }
   HWT_RETURN_IF_ERROR(follower.status());
   HWT_RETURN_IF_ERROR(encoder.Finish());

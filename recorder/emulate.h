@@ -3,21 +3,63 @@
 // the executed instructions into the PT encoder and the ground-truth builder at
 // once; the bundle holds the trace, the HWT records with their buffer
 // positions, copies of every image, and truth/ (what the decoder must find).
-// This is what hwt-emulate runs; tests call it directly.
+// This is what hwt-emulate runs; tests call it directly, and keep a run in an
+// ExecutionLog to encode it again with other options without re-running it.
 #ifndef HWT_RECORDER_EMULATE_H_
 #define HWT_RECORDER_EMULATE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "capture/manifest.h"
+#include "recorder/execution.h"
 #include "recorder/pt_encoder.h"
 #include "recorder/recording.h"
 
 namespace hwt::recorder {
 
 enum class RecorderKind { kPtrace, kValgrind };
+
+// One recorded run kept in memory (an ExecutionSink): its mapping events,
+// instruction sequence and exit, the vDSO image it ran with, and the
+// recorder's statistics. RecordCapture fills one when asked and can encode
+// it again instead of running the program (tests: one slow ptrace run,
+// several encoder options).
+class ExecutionLog : public ExecutionSink {
+ public:
+  void OnStart(const ExecutionInfo& info) override { info_ = info; }
+  void OnMapping(const MappingEvent& event) override {
+    mappings_.push_back(Mapping{instructions_.size(), event});
+  }
+  void OnInstructions(absl::Span<const uint64_t> ips) override {
+    instructions_.insert(instructions_.end(), ips.begin(), ips.end());
+  }
+  void OnExit(int status) override { exit_status_ = status; }
+
+  // Delivers the run to `sink` as the recorder did (mapping events before
+  // the instruction they precede).
+  void Replay(ExecutionSink& sink) const;
+
+  const ExecutionInfo& info() const { return info_; }
+  const std::vector<uint64_t>& instructions() const { return instructions_; }
+  std::optional<int> exit_status() const { return exit_status_; }
+
+  // Filled by RecordCapture.
+  std::string vdso;  // the vDSO dump ("[vdso]" mappings); empty if none
+  RecordingStats stats;
+
+ private:
+  struct Mapping {
+    size_t before = 0;  // instructions delivered before it
+    MappingEvent event;
+  };
+  ExecutionInfo info_;
+  std::vector<Mapping> mappings_;
+  std::vector<uint64_t> instructions_;
+  std::optional<int> exit_status_;
+};
 
 struct EmulateOptions {
   std::vector<std::string> argv;  // the program and its arguments
@@ -33,6 +75,11 @@ struct EmulateOptions {
   std::string stdin_path;
   std::string stdout_path;
   uint64_t max_instructions = 0;  // ptrace: stop after this many; 0 = all
+  // Keep the run here (not owned; filled from empty).
+  ExecutionLog* log = nullptr;
+  // Encode this earlier run instead of running a program (not owned): argv
+  // and the recorder options are then only what the manifest says.
+  const ExecutionLog* replay = nullptr;
 };
 
 struct EmulateResult {

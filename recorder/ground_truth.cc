@@ -18,14 +18,9 @@ namespace {
 
 constexpr uint32_t kNoNode = 0xffffffffu;
 constexpr uint64_t kNoReturn = ~uint64_t{0};
-constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+constexpr int32_t kNotRegistered = -2;
 
 uint64_t PairKey(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
-
-std::string BaseName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 absl::Status MakeDirectories(const std::string& dir) {
   std::string partial;
@@ -42,7 +37,18 @@ absl::Status MakeDirectories(const std::string& dir) {
 
 }  // namespace
 
-GroundTruth::GroundTruth(CodeMapOptions options) : code_(std::move(options)) {}
+symbolizer::SymbolizerOptions GroundTruthSymbolOptions() {
+  symbolizer::SymbolizerOptions options;
+  options.inline_frames = false;
+  options.line_info = false;
+  return options;
+}
+
+GroundTruth::GroundTruth(CodeMapOptions options,
+                         symbolizer::SymbolizerOptions symbols)
+    : aliased_(options.path_aliases),
+      code_(std::move(options)),
+      symbolizer_(symbolizer::Symbolizer::Create(std::move(symbols))) {}
 
 GroundTruth::~GroundTruth() = default;
 
@@ -57,37 +63,43 @@ void GroundTruth::OnMapping(const MappingEvent& event) {
 
 void GroundTruth::OnExit(int status) { exit_status_ = status; }
 
-const FunctionTable* GroundTruth::TableFor(uint32_t image) {
-  const std::string& file = code_.images()[image].file;
-  auto it = tables_.find(file);
-  if (it == tables_.end()) {
-    auto table = FunctionTable::Load(file);
-    std::unique_ptr<FunctionTable> owned;
-    if (table.ok()) {
-      owned = std::make_unique<FunctionTable>(std::move(*table));
-    } else {
-      if (status_.ok()) status_ = table.status();
-      owned = std::make_unique<FunctionTable>(FunctionTable::FromSymbols({}));
-    }
-    it = tables_.emplace(file, std::move(owned)).first;
+// The symbolizer image of a CodeMap image instance, registered on first use.
+int32_t GroundTruth::SymbolImage(uint32_t mapped_image) {
+  if (mapped_image >= symbol_image_of_.size()) {
+    symbol_image_of_.resize(code_.images().size(), kNotRegistered);
   }
-  return it->second.get();
+  int32_t& id = symbol_image_of_[mapped_image];
+  if (id != kNotRegistered) return id;
+  const MappedImage& image = code_.images()[mapped_image];
+  auto [it, inserted] = symbol_images_.try_emplace(
+      {image.recorded_path, image.file},
+      static_cast<int32_t>(symbol_image_paths_.size()));
+  if (inserted) {
+    symbol_image_paths_.push_back(image.recorded_path);
+    absl::Status status =
+        symbolizer_->AddImage(it->second, image.file, image.recorded_path);
+    if (!status.ok() && status_.ok()) status_ = status;
+  }
+  id = it->second;
+  return id;
 }
 
-GroundTruth::FuncKey GroundTruth::KeyOf(uint64_t addr) {
-  if (keys_generation_ != code_.generation()) {
-    keys_.clear();
-    keys_generation_ = code_.generation();
+const GroundTruth::Place& GroundTruth::PlaceOf(uint64_t addr) {
+  if (places_generation_ != code_.generation()) {
+    places_.clear();
+    places_generation_ = code_.generation();
   }
-  auto it = keys_.find(addr);
-  if (it != keys_.end()) return it->second;
-  FuncKey key;
-  if (auto location = code_.Locate(addr)) {
-    key.image = static_cast<int32_t>(location->image);
-    key.symbol = TableFor(location->image)->Find(location->vaddr);
+  auto [it, inserted] = places_.try_emplace(addr);
+  if (inserted) {
+    if (auto location = code_.Locate(addr)) {
+      Place& place = it->second;
+      place.key.image = SymbolImage(location->image);
+      place.key.symbol =
+          symbolizer_->FunctionFor(place.key.image, location->vaddr);
+      place.vaddr = location->vaddr;
+    }
   }
-  keys_.emplace(addr, key);
-  return key;
+  return it->second;
 }
 
 uint32_t GroundTruth::Intern(const std::string& name) {
@@ -99,16 +111,13 @@ uint32_t GroundTruth::Intern(const std::string& name) {
   return id;
 }
 
-// The name of a frame entered at `addr`: its function, or for code no
+// The name of a frame entered at `place`: its function, or for code no
 // symbol covers [IMAGE+0xVADDR] of the entry address.
-uint32_t GroundTruth::FrameName(uint64_t addr, const FuncKey& key) {
-  if (key.image < 0) return Intern("[unknown]");
-  const MappedImage& image = code_.images()[key.image];
-  if (key.symbol != FunctionTable::kNone) {
-    return Intern(TableFor(key.image)->symbols()[key.symbol].name);
-  }
-  return Intern(absl::StrFormat("[%s+0x%x]", BaseName(image.recorded_path),
-                                addr - image.bias));
+uint32_t GroundTruth::FrameName(const Place& place) {
+  if (place.key.image < 0) return Intern("[unknown]");
+  if (place.key.symbol != nullptr) return Intern(place.key.symbol->name);
+  return Intern(symbolizer::UnknownFunctionName(
+      symbol_image_paths_[place.key.image], place.vaddr));
 }
 
 uint32_t GroundTruth::Child(uint32_t parent, uint32_t name) {
@@ -123,8 +132,9 @@ uint32_t GroundTruth::Child(uint32_t parent, uint32_t name) {
 
 void GroundTruth::StartStack(uint64_t addr) {
   stack_.clear();
-  uint32_t name = FrameName(addr, KeyOf(addr));
-  stack_.push_back(Frame{Child(kNoNode, name), kNoReturn});
+  const Place& place = PlaceOf(addr);
+  stack_.push_back(
+      Frame{Child(kNoNode, FrameName(place)), kNoReturn, place.key});
 }
 
 void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
@@ -136,10 +146,12 @@ void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
     case x86::InsnClass::kCallIndirect: {
       uint64_t target =
           insn->cls == x86::InsnClass::kCall ? insn->target : next;
+      const Place& place = PlaceOf(target);
       uint32_t caller = nodes_[stack_.back().node].name;
-      uint32_t callee = FrameName(target, KeyOf(target));
+      uint32_t callee = FrameName(place);
       ++edges_[PairKey(caller, callee)];
-      stack_.push_back(Frame{Child(stack_.back().node, callee), fall_through});
+      stack_.push_back(
+          Frame{Child(stack_.back().node, callee), fall_through, place.key});
       return;
     }
     case x86::InsnClass::kReturn: {
@@ -163,16 +175,34 @@ void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
         // Taken only when execution went to the target.
         if (next != insn->target || next == fall_through) return;
       }
-      FuncKey target_key = KeyOf(target);
-      if (target_key == KeyOf(ip)) return;  // inside one function
-      Frame& top = stack_.back();
-      uint32_t parent = nodes_[top.node].parent;
-      top.node = Child(parent, FrameName(target, target_key));
+      Jump(ip, target);
       return;
     }
     default:
       return;  // far transfers and ordinary instructions
   }
+}
+
+// A taken jump from `ip` to `target` (docs/call-stacks.md, Stacks).
+void GroundTruth::Jump(uint64_t ip, uint64_t target) {
+  const Place target_place = PlaceOf(target);
+  if (target_place.key == PlaceOf(ip).key) return;  // inside one function
+  const FuncKey& key = target_place.key;
+  // Into a symbol's body (not its entry) while it has a frame: unwind to
+  // the newest one (longjmp).
+  if (key.symbol != nullptr && target_place.vaddr != key.symbol->start) {
+    for (size_t i = stack_.size(); i-- > 0;) {
+      if (stack_[i].key == key) {
+        stack_.resize(i + 1);
+        return;
+      }
+    }
+  }
+  // A tail call: the target's function replaces the top frame.
+  Frame& top = stack_.back();
+  uint32_t parent = nodes_[top.node].parent;
+  top.node = Child(parent, FrameName(target_place));
+  top.key = key;
 }
 
 void GroundTruth::OnInstructions(absl::Span<const uint64_t> ips) {
@@ -187,9 +217,7 @@ void GroundTruth::OnInstructions(absl::Span<const uint64_t> ips) {
     prev_insn_ = code_.InsnAt(ip);
     if (!prev_insn_) ++undecodable_;
     prev_ip_ = ip;
-    for (int byte = 0; byte < 8; ++byte) {
-      digest_ = (digest_ ^ ((ip >> (8 * byte)) & 0xff)) * kFnvPrime;
-    }
+    digest_.Add(ip);
   }
   instructions_ += ips.size();
 }
@@ -273,7 +301,7 @@ std::string GroundTruth::SummaryJson() const {
   j["recorder"] = info_.recorder;
   j["command"] = info_.command;
   j["instructions"] = instructions_;
-  j["digest"] = absl::StrFormat("fnv1a64:%016x", digest_);
+  j["digest"] = absl::StrFormat("fnv1a64:%016x", digest_.value());
   if (exit_status_) {
     j["exit_status"] = *exit_status_;
   } else {
@@ -294,8 +322,10 @@ std::string GroundTruth::SummaryJson() const {
   j["call_edges"] = std::move(edges);
   nlohmann::ordered_json images = nlohmann::ordered_json::array();
   for (const MappedImage& image : code_.images()) {
+    // An aliased file (the vDSO dump) is the recorder's temporary copy.
+    const bool aliased = aliased_.count(image.recorded_path) != 0;
     images.push_back({{"path", image.recorded_path},
-                      {"file", image.file},
+                      {"file", aliased ? image.recorded_path : image.file},
                       {"bias", absl::StrFormat("0x%x", image.bias)}});
   }
   j["images"] = std::move(images);

@@ -3,9 +3,10 @@
 // instruction, instructions attributed to stacks (folded stacks), per
 // function self/total counts and call edges, plus the instruction count and
 // a digest of the instruction sequence. The analysis layer implements the
-// same document independently from decoded trace; tests compare the two.
-// Deliberately independent of analysis/ and symbolizer/: symbols come from
-// the images through function_table.h.
+// same stack rules independently from decoded trace; tests compare the two.
+// The stack machinery here is deliberately independent of analysis/; which
+// function an address belongs to, and the names, come from the symbolizer
+// (the function rules are implemented once, in symbolizer/).
 //
 // Output files (Write): summary.json
 //   {"format": "hwt-ground-truth", "version": 1, "recorder", "command",
@@ -14,9 +15,11 @@
 //    "functions": [{"name", "self", "total"}]            (sorted by name),
 //    "call_edges": [{"caller", "callee", "count"}]       (sorted),
 //    "images": [{"path", "file", "bias"}]}               (mapping order)
+// where "file" is the file read, or the recorded path for an aliased one
+// (the vDSO dump is a temporary file).
 // and folded.txt (one "frame;frame;... count" line per stack, sorted).
 // The digest is FNV-1a (64 bit) over the instruction addresses as 8-byte
-// little-endian words, in execution order.
+// little-endian words, in execution order (InstructionDigest).
 #ifndef HWT_RECORDER_GROUND_TRUTH_H_
 #define HWT_RECORDER_GROUND_TRUTH_H_
 
@@ -25,15 +28,43 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "recorder/code_map.h"
 #include "recorder/execution.h"
-#include "recorder/function_table.h"
+#include "symbolizer/symbolizer.h"
 
 namespace hwt::recorder {
+
+// FNV-1a (64 bit) over addresses as 8-byte little-endian words: the digest
+// of summary.json. Feed instructions in order, starting from kOffsetBasis.
+class InstructionDigest {
+ public:
+  void Add(uint64_t ip) {
+    for (int byte = 0; byte < 8; ++byte) {
+      value_ = (value_ ^ ((ip >> (8 * byte)) & 0xff)) * kPrime;
+    }
+  }
+  void Add(absl::Span<const uint64_t> ips) {
+    for (uint64_t ip : ips) Add(ip);
+  }
+  uint64_t value() const { return value_; }
+
+  static constexpr uint64_t kOffsetBasis = 0xcbf29ce484222325ull;
+  static constexpr uint64_t kPrime = 0x100000001b3ull;
+
+ private:
+  uint64_t value_ = kOffsetBasis;
+};
+
+// How the ground truth reads symbols: as the analysis side does by default
+// (demangled names, debug files' symbol tables when richer), without the
+// DWARF the truth does not need.
+symbolizer::SymbolizerOptions GroundTruthSymbolOptions();
 
 struct FunctionCount {
   std::string name;
@@ -50,8 +81,11 @@ struct CallEdge {
 class GroundTruth : public ExecutionSink {
  public:
   // `options` tell the code map where recorded paths are on this machine
-  // ("[vdso]" -> the dump).
-  explicit GroundTruth(CodeMapOptions options = {});
+  // ("[vdso]" -> the dump); `symbols` how functions are read (the analysis
+  // side must use the same options to reproduce the names).
+  explicit GroundTruth(
+      CodeMapOptions options = {},
+      symbolizer::SymbolizerOptions symbols = GroundTruthSymbolOptions());
   ~GroundTruth() override;
 
   void OnStart(const ExecutionInfo& info) override;
@@ -64,7 +98,7 @@ class GroundTruth : public ExecutionSink {
   absl::Status status() const { return status_; }
 
   uint64_t instructions() const { return instructions_; }
-  uint64_t digest() const { return digest_; }
+  uint64_t digest() const { return digest_.value(); }
   // Instructions whose bytes could not be decoded (counted, attributed, but
   // their control flow is unknown).
   uint64_t undecodable() const { return undecodable_; }
@@ -79,19 +113,25 @@ class GroundTruth : public ExecutionSink {
   absl::Status Write(const std::string& dir) const;
 
  private:
-  // A function identity for the jump rule: (image instance, symbol index);
-  // symbol kNone = code of that image no symbol covers; image -1 = outside
+  // A function identity for the jump rules: (symbolizer image, symbol);
+  // symbol null = code of that image no symbol covers; image -1 = outside
   // every image.
   struct FuncKey {
     int32_t image = -1;
-    int32_t symbol = FunctionTable::kNone;
+    const symbolizer::FunctionSymbol* symbol = nullptr;
     bool operator==(const FuncKey& o) const {
       return image == o.image && symbol == o.symbol;
     }
   };
+  // What is known about one executed address.
+  struct Place {
+    FuncKey key;
+    uint64_t vaddr = 0;  // ELF virtual address (image >= 0)
+  };
   struct Frame {
     uint32_t node = 0;
     uint64_t return_address = 0;
+    FuncKey key;  // the frame's function
   };
   struct Node {
     uint32_t parent = 0;  // kNoNode for roots
@@ -99,21 +139,23 @@ class GroundTruth : public ExecutionSink {
     uint64_t count = 0;
   };
 
-  FuncKey KeyOf(uint64_t addr);
-  uint32_t FrameName(uint64_t addr, const FuncKey& key);
+  const Place& PlaceOf(uint64_t addr);
+  int32_t SymbolImage(uint32_t mapped_image);
+  uint32_t FrameName(const Place& place);
   uint32_t Intern(const std::string& name);
   uint32_t Child(uint32_t parent, uint32_t name);
-  const FunctionTable* TableFor(uint32_t image);
   void StartStack(uint64_t addr);
   void Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
                 uint64_t next);
+  void Jump(uint64_t ip, uint64_t target);
 
+  std::map<std::string, std::string> aliased_;  // CodeMapOptions::path_aliases
   CodeMap code_;
   absl::Status status_;
   ExecutionInfo info_;
   std::optional<int> exit_status_;
   uint64_t instructions_ = 0;
-  uint64_t digest_ = 0xcbf29ce484222325ull;  // FNV-1a offset basis
+  InstructionDigest digest_;
   uint64_t undecodable_ = 0;
 
   bool have_prev_ = false;
@@ -127,9 +169,14 @@ class GroundTruth : public ExecutionSink {
   absl::flat_hash_map<std::string, uint32_t> name_ids_;
   absl::flat_hash_map<uint64_t, uint64_t> edges_;  // (caller, callee) names
 
-  std::map<std::string, std::unique_ptr<FunctionTable>> tables_;  // by file
-  absl::flat_hash_map<uint64_t, FuncKey> keys_;                   // by address
-  uint64_t keys_generation_ = 0;
+  std::unique_ptr<symbolizer::Symbolizer> symbolizer_;
+  // Images of the symbolizer: one per (recorded path, file), as the
+  // capture's address-space timeline has them; by CodeMap image index.
+  std::map<std::pair<std::string, std::string>, int32_t> symbol_images_;
+  std::vector<int32_t> symbol_image_of_;  // -2: not registered yet
+  std::vector<std::string> symbol_image_paths_;
+  absl::flat_hash_map<uint64_t, Place> places_;  // by address
+  uint64_t places_generation_ = 0;
 };
 
 }  // namespace hwt::recorder

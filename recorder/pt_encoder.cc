@@ -728,6 +728,16 @@ PtEncoder::PtEncoder(InsnSource* insns, PtEncoderOptions options, Writer writer)
 PtEncoder::~PtEncoder() = default;
 
 void PtEncoder::OnMapping(const MappingEvent& event) {
+  // Mappings change in system calls (exec, mmap...): the far call that
+  // entered the kernel wrote its TIP.PGD before the kernel acted, so the
+  // record must lie after it. A pending far call does not depend on the next
+  // instruction: resolve it now. (Otherwise an exec's reset would cover the
+  // last blocks of the old program.)
+  Impl& impl = *impl_;
+  if (impl.have_pending && impl.status.ok() && !impl.ended &&
+      impl.pending.cls == x86::InsnClass::kFarCall) {
+    impl.Resolve(/*next=*/0);
+  }
   capture::Record record;
   record.type = event.type;
   record.path = event.path;

@@ -1198,6 +1198,38 @@ void CheckTiming(const PtTimingOptions& timing, uint64_t seed,
   CheckEventTimes(e, decoded, tolerance);
 }
 
+// A mapping change reported after a system call (exec, mmap) lies after the
+// system call's TIP.PGD: the kernel acts once tracing is off, and a reset at
+// an exec must not cover the old program's last blocks.
+TEST(PtEncoderTest, MappingAfterASyscallLiesAfterItsTipPgd) {
+  Code code = SmallProgram();
+  std::string trace;
+  PtEncoder encoder(&code.source, PtEncoderOptions{}, StringWriter(&trace));
+  MappingEvent exec;
+  exec.type = capture::RecordType::kExecutable;
+  exec.path = "/bin/prog";
+  encoder.OnMapping(exec);
+  // xor, je taken (a pending TNT bit), call, compressed ret, jmp rax,
+  // syscall; then the new program from its start.
+  encoder.OnInstructions(
+      std::vector<uint64_t>{0x1000, 0x1002, 0x1007, 0x1011, 0x100c, 0x100e});
+  encoder.OnMapping(exec);
+  encoder.OnInstructions(std::vector<uint64_t>{0x1000, 0x1002});
+  encoder.OnExit(0);
+  ASSERT_TRUE(encoder.Finish().ok());
+  ASSERT_EQ(encoder.records().size(), 2u);
+  const uint64_t position = encoder.records()[1].positions[0].offset;
+  PacketList list = DecodePackets(trace);
+  ASSERT_TRUE(list.errors.empty()) << list.errors[0];
+  size_t pgd = 0;
+  while (pgd < list.packets.size() && list.packets[pgd].type != ppt_tip_pgd) {
+    ++pgd;
+  }
+  ASSERT_LT(pgd + 1, list.packets.size());
+  EXPECT_EQ(position, list.offsets[pgd + 1]);
+  EXPECT_EQ(list.packets[pgd + 1].type, ppt_tip_pge);
+}
+
 TEST(PtEncoderTimingTest, TscMtcCyc) {
   PtTimingOptions timing;
   timing.tsc = timing.mtc = timing.cyc = true;

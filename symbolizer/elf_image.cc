@@ -432,18 +432,22 @@ class ElfParser {
     if (out_->elf_type_ == llvm::ELF::ET_REL) return absl::OkStatus();
     const std::optional<PltRelocTypes> types = PltRelocTypesFor(out_->machine_);
     if (!types) return absl::OkStatus();
+    // objdump names PLT entries from the dynamic relocations only: a static
+    // executable's IRELATIVE stubs (.rela.iplt, no .dynamic) stay unnamed.
     bool any_plt = false;
+    bool dynamic = false;
     uint64_t got_plt = 0;
     for (const ElfSection& section : out_->sections_) {
       if (IsPltSectionName(section.name) && section.type != SHT_NOBITS) {
         any_plt = true;
       }
+      if (section.type == llvm::ELF::SHT_DYNAMIC) dynamic = true;
       if (section.name == ".got.plt" ||
           (section.name == ".got" && got_plt == 0)) {
         got_plt = section.addr;
       }
     }
-    if (!any_plt) return absl::OkStatus();
+    if (!any_plt || !dynamic) return absl::OkStatus();
     absl::flat_hash_map<uint64_t, std::string> slot_names;
     if (absl::Status s = ReadGotSlotNames(*types, &slot_names); !s.ok()) {
       return s;

@@ -298,6 +298,25 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// A static executable: glibc's IRELATIVE slots sit in .plt there, but
+// objdump labels none of them (there are no dynamic symbols): no PLT
+// functions, the stubs are code no symbol covers, and the rest of the image
+// follows the rule. (Kept from the recorder's former function table tests.)
+TEST(PltTest, StaticExecutableHasNoLabelledEntries) {
+  const std::string prog =
+      MustBuild("plt_static", "plt_prog.c", {"-O2", "-fno-builtin", "-static"});
+  ASSERT_FALSE(prog.empty());
+  EXPECT_TRUE(st::ObjdumpPltLabels(prog).empty());
+  auto symbolizer = MakeSymbolizer();
+  ASSERT_TRUE(symbolizer->AddImage(7, prog, "plt_static").ok());
+  EXPECT_EQ(symbolizer->GetImageInfo(7)->plt_count, 0u);
+  auto found = symbolizer->FindFunctions("@plt$", NameMatch::kRegex);
+  ASSERT_TRUE(found.ok());
+  EXPECT_TRUE(found->empty());
+  const st::NaiveFunctionRule rule = NaiveRule(prog, ".symtab", prog);
+  ExpectMatchesRule(*symbolizer, 7, rule, rule.ProbeAddresses());
+}
+
 // LLVM (and so llvm-objdump) does not name ARM PLT entries, and binutils
 // here is x86-only: the truth is lld's documented ARM layout, a 32-byte
 // header then one 16-byte entry per .rel.plt relocation, in order.

@@ -288,6 +288,7 @@ void Generator::Step(GenThread& t, GenStream& s) {
     kSyscall,
     kUntracedCall,
     kLongjmp,
+    kJumpOut,
     kBogusReturn,
     kGap,
     kActions
@@ -301,6 +302,7 @@ void Generator::Step(GenThread& t, GenStream& s) {
   weights[kSyscall] = next < hi ? 3 : 0;
   weights[kUntracedCall] = next < hi ? 2 : 0;
   weights[kLongjmp] = t.rs.size() >= 2 ? 2 : 0;
+  weights[kJumpOut] = 3;
   weights[kBogusReturn] = 1;
   weights[kGap] = options_.gaps ? 0.4 : 0;
   const int action = std::discrete_distribution<int>(std::begin(weights),
@@ -368,6 +370,46 @@ void Generator::Step(GenThread& t, GenStream& s) {
       EmitBlock(t, s, ip, n, BranchKind::kReturn);
       break;
     }
+    case kJumpOut: {
+      // A jump into another function's body: mostly one that has a frame on
+      // the stack (longjmp's jmp back into setjmp's caller: unwinds), else
+      // any function (a tail call unless it happens to be on the stack),
+      // code without a symbol, or a function's entry (a tail call even when
+      // the function is on the stack).
+      static constexpr BranchKind kKinds[] = {
+          BranchKind::kJump, BranchKind::kCondTaken, BranchKind::kJumpIndirect};
+      const BranchKind kind = kKinds[Rand(3)];
+      const uint64_t r = Rand(100);
+      std::vector<size_t> frames;  // stack frames of symbol functions
+      for (size_t i = 0; i < t.ref.stack.size(); ++i) {
+        for (const Fn& f : fns_) {
+          if (f.name == t.ref.stack[i].name && f.plt_target < 0) {
+            frames.push_back(i);
+            break;
+          }
+        }
+      }
+      if (r < 55 && !frames.empty()) {
+        const size_t i = frames[Rand(frames.size())];
+        const Fn* fn = nullptr;
+        for (const Fn& f : fns_) {
+          if (f.name == t.ref.stack[i].name) fn = &f;
+        }
+        target = fn->start + 4 * (1 + Rand((fn->end - fn->start) / 4 - 1));
+        // The generator's own notion of where returns go follows: frame i
+        // (i > 0) returns to rs[i - 1] when the two agree.
+        if (t.rs.size() > i) t.rs.resize(i);
+      } else if (r < 80) {
+        const Fn& fn = fns_[plain_[Rand(plain_.size())]];
+        target = fn.start + 4 * (1 + Rand((fn.end - fn.start) / 4 - 1));
+      } else if (r < 90) {
+        target = nosym_start_ + 4 * Rand((nosym_end_ - nosym_start_) / 4);
+      } else {
+        target = fns_[app_[Rand(app_.size())]].start;
+      }
+      EmitBlock(t, s, ip, n, kind);
+      break;
+    }
     case kBogusReturn:
       target = RandomAddressIn(fns_[plain_[Rand(plain_.size())]]);
       if (!t.rs.empty()) t.rs.pop_back();
@@ -432,11 +474,23 @@ void Generator::RefBlock(GenThread& t, GenStream& s, uint64_t ip, uint32_t n,
       }
       case BranchKind::kCondTaken:
       case BranchKind::kJump:
-      case BranchKind::kJumpIndirect:
-        if (r.prev_last_fn != FunctionOf(ip)) {
-          r.stack.back().name = FrameName(ip);
+      case BranchKind::kJumpIndirect: {
+        const int fn = FunctionOf(ip);
+        if (r.prev_last_fn == fn) break;
+        // Into a symbol's body with a frame of it on the stack: unwind to
+        // its newest frame (longjmp). Symbol names are unique here, so a
+        // frame's name says its function.
+        if (fn >= 0 && ip != fns_[fn].start) {
+          size_t i = r.stack.size();
+          while (i > 0 && r.stack[i - 1].name != fns_[fn].name) --i;
+          if (i > 0) {
+            r.stack.resize(i);
+            break;
+          }
         }
+        r.stack.back().name = FrameName(ip);  // a tail call
         break;
+      }
       case BranchKind::kFarCall:
         if (!r.disabled && ip != r.prev_next) {
           r.stack.push_back({FrameName(ip), kNoRa, true});

@@ -1,6 +1,6 @@
 // A generator of long, random but valid event streams for a synthetic
-// program (calls, returns, longjmp-style returns, returns without a known
-// caller, tail calls, PLT stubs, jumps, syscalls traced and untraced,
+// program (calls, returns, longjmp-style returns and jumps, returns without a
+// known caller, tail calls, PLT stubs, jumps, syscalls traced and untraced,
 // untraced callees, interrupts, gaps, timing, several streams, CPU-mode
 // contexts), together with the profile expected from it. The expectation
 // comes from a deliberately simple reference model of docs/call-stacks.md

@@ -88,7 +88,7 @@ special:                                # 15
         .size   special, .-special
 
         # Never executed: a function symbol without a size, which covers
-        # its address up to the end of .text (function_table_test).
+        # its address up to the end of .text (the size-0 rule).
         .type   nosize, @function
 nosize:
         nop
