@@ -68,7 +68,32 @@ class PacketSink {
 };
 
 struct DecoderOptions {
-  int jobs = 1;  // worker threads for independent buffers/segments
+  // Worker threads for independent buffers and PSB segments; 0 = one per
+  // core. The events are the same for any number.
+  int jobs = 1;
+  // Intel PT: decode with a block-cache fast path where it applies. Not
+  // implemented yet: ignored, libipt's block decoder is always used.
+  bool fast_path = false;
+};
+
+// Receives a decode in segments that are decoded in parallel: each segment's
+// events go to their own sink, created on a worker thread; segments are
+// committed per stream in trace order, and the events of the committed
+// segments of a stream, in commit order, are exactly the stream's events of
+// a sequential Decode(). Segments that turn out not to be needed (another
+// worker decoded their stretch) are destroyed without a commit.
+class SegmentConsumer {
+ public:
+  virtual ~SegmentConsumer() = default;
+  // A sink for a new segment of `stream`. Called from worker threads,
+  // possibly at the same time.
+  virtual std::unique_ptr<EventSink> StartSegment(uint32_t stream) = 0;
+  // The segment's events belong to the stream, after those of the previous
+  // commit. Calls are serialised.
+  virtual void CommitSegment(uint32_t stream,
+                             std::unique_ptr<EventSink> segment) = 0;
+  // After the last commit of `stream`. Serialised with CommitSegment.
+  virtual void EndStream(uint32_t stream) {}
 };
 
 class TraceDecoder {
@@ -81,6 +106,10 @@ class TraceDecoder {
   // events plus stats, not errors: a non-OK status means the input could not
   // be read at all.
   virtual absl::Status Decode(EventSink& sink) = 0;
+
+  // Decode() in parallel segments (see SegmentConsumer). The default decodes
+  // sequentially, one segment per stream.
+  virtual absl::Status DecodeSegments(SegmentConsumer& consumer);
 
   // Lists packets without following control flow (needs no images).
   virtual absl::Status ListPackets(PacketSink& sink) = 0;

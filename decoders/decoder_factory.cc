@@ -2,8 +2,8 @@
 // Each backend is one case here; its decoder lives in its own folder.
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
-#include "decoders/decoder.h"
 #include "decoders/coresight/coresight_decoder.h"
+#include "decoders/decoder.h"
 #include "decoders/pt/pt_decoder.h"
 
 namespace hwt {
@@ -17,14 +17,14 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     case capture::Backend::kPt: {
       pt::PtDecoderOptions pt_options;
       pt_options.jobs = options.jobs;
+      pt_options.fast_path = options.fast_path;
       HWT_ASSIGN_OR_RETURN(
           std::unique_ptr<pt::PtDecoder> decoder,
           pt::PtDecoder::Create(capture, address_space, pt_options));
       return std::unique_ptr<TraceDecoder>(std::move(decoder));
     }
     case capture::Backend::kCoreSight:
-      return coresight::CreateCoreSightDecoder(capture, address_space,
-                                               options);
+      return coresight::CreateCoreSightDecoder(capture, address_space, options);
     case capture::Backend::kSpe:
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: SPE captures hold samples, not control flow: use the SPE "
