@@ -73,10 +73,22 @@ struct PtDecoderOptions {
   bool enable_tick_events = false;
   // Events per EventSink::OnEvents call.
   size_t batch_size = 4096;
-  // Worker threads: buffers are decoded in parallel (sink calls are
-  // serialised).
+  // Worker threads (0 = one per core). With more than one, buffers and the
+  // PSB segments of each buffer chunk are decoded in parallel
+  // (pt_parallel.h); the events are exactly those of jobs = 1, delivered
+  // per stream in the same order (sink calls are serialised).
   int jobs = 1;
+  // Trace bytes per segment for Decode() with jobs > 1 (its events are held
+  // until their turn, so this bounds memory) and for DecodeSegments() (0:
+  // chosen from the trace size and the number of jobs).
+  size_t segment_bytes = 32 << 10;
+  size_t profile_segment_bytes = 0;
+  // Block-cache fast path: not implemented yet, ignored.
+  bool fast_path = false;
 };
+
+// The number of worker threads `jobs` asks for (0 = one per core).
+int ResolveJobs(int jobs);
 
 // What every stream of one run shares: the libipt configuration, the
 // section cache and the mapped image files.
@@ -94,7 +106,11 @@ struct PtRunContext {
 void BuildPtConfig(const capture::Manifest& manifest,
                    const PtDecoderOptions& options, PtRunContext* context);
 
-// Decodes one stream (buffer) chunk by chunk, delivering events in batches.
+class PtSegmentDecoder;
+struct PtBufferInput;
+
+// Decodes one stream (buffer) chunk by chunk, sequentially, delivering
+// events in batches.
 class PtStreamDecoder {
  public:
   // `sink_mutex` (may be null) serialises calls into `sink`.
@@ -107,14 +123,18 @@ class PtStreamDecoder {
   // one was lost.
   void DecodeChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                    bool data_lost_before);
-  // Delivers the remaining events and OnStreamEnd().
+  // Calls OnStreamEnd().
   void Finish();
 
   const StreamStats& stats() const { return stats_; }
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  class LockedSink;
+  const PtRunContext& run_;
+  uint32_t stream_;
+  EventSink* sink_;
+  std::unique_ptr<LockedSink> locked_;
+  std::unique_ptr<PtSegmentDecoder> decoder_;
   StreamStats stats_;
 };
 
@@ -127,12 +147,20 @@ class PtDecoder : public TraceDecoder {
 
   const std::vector<StreamInfo>& streams() const override { return streams_; }
   absl::Status Decode(EventSink& sink) override;
+  absl::Status DecodeSegments(SegmentConsumer& consumer) override;
   // ptdump's default listing.
   absl::Status ListPackets(PacketSink& sink) override;
   absl::Status ListPackets(PacketSink& sink, const PtdumpOptions& options);
   const std::vector<StreamStats>& stats() const override { return stats_; }
 
   const PtCpuSetup& cpu() const { return run_.cpu; }
+  // Segments of the last parallel decode: planned, committed, dropped.
+  struct SegmentCounts {
+    uint64_t segments = 0;
+    uint64_t committed = 0;
+    uint64_t dropped = 0;
+  };
+  const SegmentCounts& segment_counts() const { return segment_counts_; }
   // Things the user should know once (unknown CPU...).
   const std::vector<std::string>& notes() const { return notes_; }
 
@@ -141,8 +169,11 @@ class PtDecoder : public TraceDecoder {
             const capture::AddressSpaceTimeline& address_space)
       : capture_(capture), address_space_(address_space) {}
 
-  absl::Status DecodeBuffer(size_t index, EventSink& sink,
-                            std::mutex* sink_mutex);
+  // Maps every buffer and checks its chunks.
+  absl::Status MapBuffers(std::vector<MappedFile>* files,
+                          std::vector<PtBufferInput>* inputs);
+  absl::Status DecodeParallel(SegmentConsumer& consumer, size_t segment_bytes,
+                              size_t window);
 
   const capture::Capture& capture_;
   const capture::AddressSpaceTimeline& address_space_;
@@ -150,6 +181,7 @@ class PtDecoder : public TraceDecoder {
   std::vector<StreamInfo> streams_;
   std::vector<StreamStats> stats_;
   std::vector<std::string> notes_;
+  SegmentCounts segment_counts_;
 };
 
 }  // namespace hwt::pt

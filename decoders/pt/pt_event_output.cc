@@ -13,7 +13,8 @@ EventOutput::EventOutput(EventSink* sink, std::mutex* sink_mutex,
     : sink_(sink),
       sink_mutex_(sink_mutex),
       stream_(stream),
-      batch_size_(std::max<size_t>(batch_size, 1)) {
+      batch_size_(std::max<size_t>(batch_size, 1)),
+      hold_limit_(4 * batch_size_) {
   events_.reserve(batch_size_ + 16);
 }
 
@@ -30,7 +31,7 @@ void EventOutput::AddSlow(const Event& event) {
   MaybeFlush();
 }
 
-void EventOutput::AddCondBlock(const Event& block, uint64_t target) {
+void EventOutput::PutCondBlock(const Event& block, uint64_t target) {
   if (pending_ != kNone) Resolve(block.ip);
   events_.push_back(block);
   pending_ = events_.size() - 1;
@@ -38,9 +39,14 @@ void EventOutput::AddCondBlock(const Event& block, uint64_t target) {
   MaybeFlush();
 }
 
-void EventOutput::Finish() {
+void EventOutput::Drain() {
+  if (held_) FlushHeld();
   if (pending_ != kNone) Resolve(std::nullopt);
   Flush(events_.size());
+}
+
+void EventOutput::Finish() {
+  Drain();
   if (sink_mutex_ != nullptr) {
     std::lock_guard<std::mutex> lock(*sink_mutex_);
     sink_->OnStreamEnd(stream_);
@@ -89,7 +95,7 @@ void EventOutput::MaybeFlush() {
     Flush(events_.size());
   } else if (pending_ > 0) {
     Flush(pending_);
-  } else if (events_.size() >= 4 * batch_size_) {
+  } else if (events_.size() >= hold_limit_) {
     // Nothing has said where the branch went for a long time.
     Resolve(std::nullopt);
     Flush(events_.size());

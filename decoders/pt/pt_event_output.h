@@ -5,6 +5,15 @@
 // event's ip): equal to the block's next_ip -> kCondNotTaken, equal to the
 // branch target -> kCondTaken; when a gap or a restart (kSync) comes first,
 // or the stream ends, the outcome is unknown: kNone.
+//
+// Blocks are made canonical: libipt sometimes ends a block after an
+// instruction that is not a branch, depending on what its block cache (shared
+// by all decoders of a run) holds at the time; the next block then starts at
+// that instruction's successor with nothing in between. Such a block is held
+// and joined with the next one when that one continues it (same region, mode,
+// time and speculation state), so that every block ends at a branch, an
+// event, a gap or a region boundary, whatever the cache held. The sequential
+// and the parallel decoder, and the fast path, all produce these blocks.
 #ifndef HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 #define HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 
@@ -25,21 +34,78 @@ class EventOutput {
   EventOutput(EventSink* sink, std::mutex* sink_mutex, uint32_t stream,
               size_t batch_size);
 
+  // Any event but a block.
   void Add(const Event& event) {
+    if (held_) FlushHeld();
+    Put(event);
+  }
+  // A block whose branch kind is known (kNone: it ended without a branch).
+  void AddBlock(const Event& block) {
+    if (held_ && !Join(block)) FlushHeld();
+    if (held_) {
+      if (held_block_.branch == BranchKind::kNone) return;
+      held_ = false;
+      Put(held_block_);
+      return;
+    }
+    if (block.branch == BranchKind::kNone && block.next_ip != 0) {
+      held_block_ = block;
+      held_ = true;
+      return;
+    }
+    Put(block);
+  }
+  // A block whose last instruction is a conditional branch to `target`
+  // (0 = unknown).
+  void AddCondBlock(const Event& block, uint64_t target) {
+    if (held_ && !Join(block)) FlushHeld();
+    if (held_) {
+      held_ = false;
+      PutCondBlock(held_block_, target);
+      return;
+    }
+    PutCondBlock(block, target);
+  }
+  // Delivers everything (a held-back branch is unknown) and calls
+  // OnStreamEnd().
+  void Finish();
+  // Delivers everything (a held-back branch is unknown), without
+  // OnStreamEnd().
+  void Drain();
+  // Events per OnEvents call from now on (1: every event as it comes).
+  void set_batch_size(size_t batch_size) {
+    batch_size_ = batch_size > 0 ? batch_size : 1;
+  }
+
+ private:
+  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
+  void Put(const Event& event) {
     if (pending_ == kNone && events_.size() + 1 < batch_size_) {
       events_.push_back(event);  // the common case
       return;
     }
     AddSlow(event);
   }
-  // A block whose last instruction is a conditional branch to `target`
-  // (0 = unknown).
-  void AddCondBlock(const Event& block, uint64_t target);
-  // Delivers everything and calls OnStreamEnd().
-  void Finish();
-
- private:
-  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  void PutCondBlock(const Event& block, uint64_t target);
+  // Appends `block` to the held block if it continues it.
+  bool Join(const Event& block) {
+    Event& held = held_block_;
+    if (block.ip != held.next_ip || block.region != held.region ||
+        block.isa != held.isa || block.code != held.code ||
+        block.time != held.time) {
+      return false;
+    }
+    held.ninsn += block.ninsn;
+    held.last_ip = block.last_ip;
+    held.next_ip = block.next_ip;
+    held.branch = block.branch;
+    return true;
+  }
+  void FlushHeld() {
+    held_ = false;
+    Put(held_block_);
+  }
 
   void AddSlow(const Event& event);
   static std::optional<uint64_t> LocationOf(const Event& event);
@@ -51,9 +117,15 @@ class EventOutput {
   std::mutex* sink_mutex_;
   uint32_t stream_;
   size_t batch_size_;
+  // Events held behind an undecided branch before it is given up as
+  // unknown: fixed at construction, so that the outcome does not depend on
+  // set_batch_size().
+  size_t hold_limit_;
   std::vector<Event> events_;
   size_t pending_ = kNone;  // index of the undecided block in events_
   uint64_t pending_target_ = 0;
+  bool held_ = false;  // held_block_ may still be continued
+  Event held_block_;
 };
 
 }  // namespace hwt::pt

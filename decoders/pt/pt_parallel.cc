@@ -1,0 +1,266 @@
+// Parallel PT decoding; see pt_parallel.h.
+#include "decoders/pt/pt_parallel.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "decoders/pt/pt_seam.h"
+#include "decoders/pt/pt_segment_decoder.h"
+
+namespace hwt::pt {
+namespace {
+
+struct Task {
+  uint32_t stream = 0;
+  size_t chunk = 0;
+  uint64_t start = 0;           // offset in the chunk (0 = chunk start)
+  size_t chunk_end_task = 0;    // first task after this chunk's tasks
+  size_t stream_end_task = 0;   // first task after this stream's tasks
+  std::vector<uint64_t> later;  // file offsets of later starts in the chunk
+};
+
+struct Result {
+  std::unique_ptr<EventSink> sink;
+  StreamStats stats;
+  std::optional<size_t> stitched_to;  // index into Task::later
+  uint64_t end_offset = 0;            // file offset decoded up to
+};
+
+enum class State { kWaiting, kRunning, kDone, kCommitted, kDropped };
+
+// One worker's decoders, kept while it stays on the same buffer.
+struct WorkerDecoders {
+  size_t buffer = ~size_t{0};
+  std::unique_ptr<PtSegmentDecoder> main;
+  std::unique_ptr<PtSegmentDecoder> head;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
+            const PtParallelOptions& options, SegmentConsumer& consumer,
+            std::vector<StreamStats>* stats,
+            const std::function<void(uint32_t, uint64_t)>& progress)
+      : run_(run),
+        buffers_(buffers),
+        options_(options),
+        consumer_(consumer),
+        stats_(stats),
+        progress_(progress) {
+    Plan();
+  }
+
+  const PtParallelStats& parallel_stats() const { return parallel_stats_; }
+
+  void Run() {
+    const size_t workers = std::min<size_t>(std::max(options_.jobs, 1),
+                                            std::max<size_t>(tasks_.size(), 1));
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < workers; ++i)
+      threads.emplace_back([this] { Work(); });
+    Work();
+    for (std::thread& thread : threads) thread.join();
+    for (size_t s = 0; s < stats_->size(); ++s) {
+      StreamStats& stats = (*stats_)[s];
+      stats.bytes_decoded = stats.trace_bytes - stats.bytes_lost;
+    }
+  }
+
+ private:
+  void Plan() {
+    stats_->assign(buffers_.size(), StreamStats());
+    cursor_.resize(buffers_.size());
+    for (size_t b = 0; b < buffers_.size(); ++b) {
+      const size_t stream_first = tasks_.size();
+      cursor_[b] = stream_first;
+      for (size_t c = 0; c < buffers_[b].chunks.size(); ++c) {
+        const capture::BufferChunk& chunk = buffers_[b].chunks[c];
+        (*stats_)[b].trace_bytes += chunk.size;
+        const std::vector<uint64_t> starts =
+            PlanSegments(buffers_[b].data + chunk.offset, chunk.size,
+                         options_.segment_bytes);
+        const size_t chunk_first = tasks_.size();
+        for (size_t i = 0; i < starts.size(); ++i) {
+          Task task;
+          task.stream = static_cast<uint32_t>(b);
+          task.chunk = c;
+          task.start = starts[i];
+          for (size_t j = i + 1; j < starts.size(); ++j) {
+            task.later.push_back(chunk.offset + starts[j]);
+          }
+          tasks_.push_back(std::move(task));
+        }
+        for (size_t t = chunk_first; t < tasks_.size(); ++t) {
+          tasks_[t].chunk_end_task = tasks_.size();
+        }
+      }
+      for (size_t t = stream_first; t < tasks_.size(); ++t) {
+        tasks_[t].stream_end_task = tasks_.size();
+      }
+      if (stream_first == tasks_.size()) empty_streams_.push_back(b);
+    }
+    parallel_stats_.segments = tasks_.size();
+    state_.assign(tasks_.size(), State::kWaiting);
+    results_.resize(tasks_.size());
+  }
+
+  // The oldest task not yet committed or dropped.
+  size_t Low() const {
+    size_t low = tasks_.size();
+    for (size_t b = 0; b < cursor_.size(); ++b) {
+      if (cursor_[b] < tasks_.size() && !StreamDone(b)) {
+        low = std::min(low, cursor_[b]);
+      }
+    }
+    return low;
+  }
+  bool StreamDone(size_t b) const {
+    return cursor_[b] >= tasks_.size() || tasks_[cursor_[b]].stream != b;
+  }
+
+  void Work() {
+    WorkerDecoders decoders;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!empty_streams_.empty() && !committing_) {
+      // Streams without any chunk end at once.
+      std::vector<size_t> empty;
+      empty.swap(empty_streams_);
+      committing_ = true;
+      lock.unlock();
+      for (size_t b : empty) consumer_.EndStream(static_cast<uint32_t>(b));
+      lock.lock();
+      committing_ = false;
+      CommitReady(lock);
+    }
+    for (;;) {
+      while (next_ < tasks_.size() && state_[next_] == State::kDropped) ++next_;
+      if (next_ >= tasks_.size()) break;
+      if (next_ >= Low() + std::max<size_t>(options_.window, 1)) {
+        wake_.wait(lock);
+        continue;
+      }
+      const size_t t = next_++;
+      state_[t] = State::kRunning;
+      lock.unlock();
+      Result result = RunTask(t, decoders);
+      lock.lock();
+      if (state_[t] == State::kDropped) continue;  // not needed after all
+      state_[t] = State::kDone;
+      results_[t] = std::move(result);
+      CommitReady(lock);
+    }
+  }
+
+  Result RunTask(size_t t, WorkerDecoders& decoders) {
+    const Task& task = tasks_[t];
+    const PtBufferInput& buffer = buffers_[task.stream];
+    const capture::BufferChunk& chunk = buffer.chunks[task.chunk];
+    if (decoders.buffer != task.stream) {
+      decoders.buffer = task.stream;
+      decoders.main = std::make_unique<PtSegmentDecoder>(run_, task.stream);
+      decoders.head = std::make_unique<PtSegmentDecoder>(run_, task.stream);
+    }
+    PtDecodeJob job;
+    job.data = buffer.data + chunk.offset;
+    job.size = chunk.size;
+    job.base = chunk.offset;
+    job.data_lost_before = chunk.data_lost_before;
+    job.start = task.start;
+
+    Result result;
+    result.sink = consumer_.StartSegment(task.stream);
+    SegmentOutput output(result.sink.get(), decoders.main.get(), &result.stats);
+    std::vector<std::optional<SegmentHead>> heads(task.later.size());
+    output.SetBoundaries(task.later, [&](size_t index) -> const SegmentHead& {
+      if (!heads[index]) {
+        heads[index].emplace();
+        PtDecodeJob head_job = job;
+        head_job.start = task.later[index] - chunk.offset;
+        HeadCollector collector(&*heads[index], decoders.head.get());
+        decoders.head->set_prompt_from(0);
+        decoders.head->Decode(head_job, &collector, task.stream,
+                              options_.batch_size);
+      }
+      return *heads[index];
+    });
+    decoders.main->Decode(job, &output, task.stream, options_.batch_size);
+    output.Finish();
+    result.stitched_to = output.stitched_to();
+    result.end_offset = result.stitched_to ? task.later[*result.stitched_to]
+                                           : chunk.offset + chunk.size;
+    return result;
+  }
+
+  // Commits every result that is next in its stream; one thread at a time.
+  void CommitReady(std::unique_lock<std::mutex>& lock) {
+    if (committing_) return;
+    committing_ = true;
+    for (;;) {
+      size_t b = 0;
+      for (; b < cursor_.size(); ++b) {
+        if (!StreamDone(b) && state_[cursor_[b]] == State::kDone) break;
+      }
+      if (b == cursor_.size()) break;
+      const size_t t = cursor_[b];
+      const Task& task = tasks_[t];
+      Result result = std::move(*results_[t]);
+      results_[t].reset();
+      state_[t] = State::kCommitted;
+      const size_t next = result.stitched_to ? t + 1 + *result.stitched_to
+                                             : task.chunk_end_task;
+      ++parallel_stats_.committed;
+      for (size_t d = t + 1; d < next; ++d) {
+        state_[d] = State::kDropped;
+        results_[d].reset();
+        ++parallel_stats_.dropped;
+      }
+      cursor_[b] = next;
+      const bool stream_end = next >= task.stream_end_task;
+      lock.unlock();
+      (*stats_)[b].Merge(result.stats);
+      consumer_.CommitSegment(task.stream, std::move(result.sink));
+      if (progress_) progress_(task.stream, result.end_offset);
+      if (stream_end) consumer_.EndStream(task.stream);
+      lock.lock();
+      if (stream_end) cursor_[b] = tasks_.size();
+      wake_.notify_all();
+    }
+    committing_ = false;
+  }
+
+  const PtRunContext& run_;
+  const std::vector<PtBufferInput>& buffers_;
+  const PtParallelOptions& options_;
+  SegmentConsumer& consumer_;
+  std::vector<StreamStats>* stats_;
+  const std::function<void(uint32_t, uint64_t)>& progress_;
+
+  std::vector<Task> tasks_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<State> state_;
+  std::vector<std::optional<Result>> results_;
+  std::vector<size_t> cursor_;  // per stream: next task to commit
+  std::vector<size_t> empty_streams_;
+  size_t next_ = 0;  // next task to start
+  bool committing_ = false;
+  PtParallelStats parallel_stats_;
+};
+
+}  // namespace
+
+PtParallelStats DecodeInParallel(
+    const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
+    const PtParallelOptions& options, SegmentConsumer& consumer,
+    std::vector<StreamStats>* stats,
+    const std::function<void(uint32_t stream, uint64_t offset)>& progress) {
+  Scheduler scheduler(run, buffers, options, consumer, stats, progress);
+  scheduler.Run();
+  return scheduler.parallel_stats();
+}
+
+}  // namespace hwt::pt

@@ -1,0 +1,301 @@
+// Parallel PT decoding gives exactly the sequential result: the same events
+// in the same order per stream (every field, offsets included) and the same
+// statistics, for any number of jobs and any segment size. The traces are
+// synthetic programs (recorder/synthetic_program.h) encoded as PT with
+// thousands of PSBs, calls and returns across segment seams, recursion
+// deeper than the return-compression stack, timing packets, overflows, lost
+// data between chunks and corrupt bytes.
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "base/file_util.h"
+#include "decoders/pt/pt_decoder.h"
+#include "decoders/pt/pt_seam.h"
+#include "decoders/pt/pt_sync.h"
+#include "decoders/pt/pt_synthetic_capture.h"
+#include "decoders/pt/pt_test_util.h"
+#include "gtest/gtest.h"
+
+namespace hwt::pt {
+namespace {
+
+using testing::CollectingSink;
+
+struct Decoded {
+  CollectingSink sink;
+  std::vector<StreamStats> stats;
+  PtDecoder::SegmentCounts segments;
+};
+
+void Decode(const capture::Capture& capture,
+            const capture::AddressSpaceTimeline& timeline,
+            const PtDecoderOptions& options, Decoded* out) {
+  auto decoder = PtDecoder::Create(capture, timeline, options);
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  ASSERT_TRUE((*decoder)->Decode(out->sink).ok());
+  out->stats = (*decoder)->stats();
+  out->segments = (*decoder)->segment_counts();
+}
+
+// "" when equal, else where the streams first differ.
+std::string FirstDifference(const std::vector<Event>& actual,
+                            const std::vector<Event>& expected) {
+  const size_t n = std::min(actual.size(), expected.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (!SameEvent(actual[i], expected[i])) {
+      return absl::StrFormat(
+          "event %u: %s (offset 0x%x) instead of %s "
+          "(offset 0x%x)",
+          i, DescribeEvent(actual[i]), actual[i].offset,
+          DescribeEvent(expected[i]), expected[i].offset);
+    }
+  }
+  if (actual.size() != expected.size()) {
+    return absl::StrFormat("%u events instead of %u", actual.size(),
+                           expected.size());
+  }
+  return "";
+}
+
+void ExpectSameStats(const StreamStats& a, const StreamStats& b) {
+  EXPECT_EQ(a.trace_bytes, b.trace_bytes);
+  EXPECT_EQ(a.bytes_decoded, b.bytes_decoded);
+  EXPECT_EQ(a.bytes_lost, b.bytes_lost);
+  EXPECT_EQ(a.instructions, b.instructions);
+  EXPECT_EQ(a.blocks, b.blocks);
+  EXPECT_EQ(a.errors, b.errors);
+  EXPECT_EQ(a.overflows, b.overflows);
+  ASSERT_EQ(a.error_list.size(), b.error_list.size());
+  for (size_t i = 0; i < a.error_list.size(); ++i) {
+    EXPECT_EQ(a.error_list[i].offset, b.error_list[i].offset);
+    EXPECT_EQ(a.error_list[i].bytes_lost, b.error_list[i].bytes_lost);
+    EXPECT_EQ(a.error_list[i].message, b.error_list[i].message);
+  }
+}
+
+// Decodes with jobs 1 and then with 2, 3 and 8 jobs and small segments.
+void ExpectParallelEqualsSequential(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline, size_t segment_bytes,
+    bool fast_path = false) {
+  PtDecoderOptions options;
+  options.fast_path = fast_path;
+  Decoded sequential;
+  Decode(capture, timeline, options, &sequential);
+  const size_t streams = capture.manifest().buffers.size();
+  for (int jobs : {2, 3, 8}) {
+    options.jobs = jobs;
+    options.segment_bytes = segment_bytes;
+    Decoded parallel;
+    Decode(capture, timeline, options, &parallel);
+    for (uint32_t s = 0; s < streams; ++s) {
+      ASSERT_EQ(
+          FirstDifference(parallel.sink.Events(s), sequential.sink.Events(s)),
+          "")
+          << "jobs " << jobs << ", stream " << s;
+      EXPECT_EQ(parallel.sink.ends(s), 1);
+      ExpectSameStats(parallel.stats[s], sequential.stats[s]);
+    }
+    // The work was really shared: most seams were found.
+    EXPECT_GT(parallel.segments.segments, 10u) << "jobs " << jobs;
+    EXPECT_GE(parallel.segments.committed, parallel.segments.segments * 3 / 4)
+        << "jobs " << jobs << ": " << parallel.segments.dropped
+        << " segments dropped";
+  }
+}
+
+struct Config {
+  const char* name;
+  SyntheticCaptureOptions options;
+  size_t segment_bytes;
+};
+void PrintTo(const Config& config, std::ostream* os) { *os << config.name; }
+
+std::vector<Config> Configs() {
+  std::vector<Config> configs;
+  SyntheticCaptureOptions o;
+  o.instructions = 3'000'000;
+  o.encoder.psb_period = 256;  // thousands of PSBs
+  o.program.recursive_functions = 3;
+  o.program.max_recursion_depth = 150;  // deeper than the 64-entry stack
+  configs.push_back({"deep_recursion", o, 2048});
+  o.program.seed = 2;
+  o.execution_seed = 5;
+  o.encoder.long_tnt = true;
+  configs.push_back({"long_tnt", o, 1000});
+  o = SyntheticCaptureOptions();
+  o.program.seed = 3;
+  o.instructions = 1'000'000;
+  o.encoder.psb_period = 512;
+  o.encoder.timing.tsc = o.encoder.timing.mtc = o.encoder.timing.cyc = true;
+  configs.push_back({"timing", o, 4096});
+  o.encoder.timing = recorder::PtTimingOptions();
+  o.encoder.timing.tsc = true;
+  configs.push_back({"tsc_only", o, 3000});
+  o = SyntheticCaptureOptions();
+  o.program.seed = 4;
+  o.instructions = 1'000'000;
+  o.encoder.psb_period = 300;
+  o.encoder.overflows = {{50'000, 1'000}, {400'000, 20}, {700'000, 5'000}};
+  configs.push_back({"overflows", o, 1500});
+  o = SyntheticCaptureOptions();
+  o.program.seed = 5;
+  o.program.syscalls = false;
+  o.instructions = 1'000'000;
+  o.encoder.return_compression = false;
+  configs.push_back({"no_retcomp_no_syscalls", o, 8192});
+  return configs;
+}
+
+class ParallelTest : public ::testing::TestWithParam<Config> {};
+
+TEST_P(ParallelTest, SameEventsAndStatsAsSequential) {
+  auto dir = TempDir::Create("hwt-pt-parallel");
+  ASSERT_TRUE(dir.ok());
+  auto synthetic = WriteSyntheticCapture(dir->path(), GetParam().options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  // Many PSBs, several per segment.
+  ASSERT_GT(synthetic->encoder.psbs, 80u);
+  ExpectParallelEqualsSequential(*synthetic->capture, synthetic->timeline,
+                                 GetParam().segment_bytes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Synthetic, ParallelTest,
+                         ::testing::ValuesIn(Configs()),
+                         [](const auto& info) { return info.param.name; });
+
+// Corrupt bytes inside segments and right at segment starts: errors,
+// resyncs and lost bytes are the same.
+TEST(ParallelDecodingTest, CorruptTraceGivesTheSameErrors) {
+  auto dir = TempDir::Create("hwt-pt-parallel");
+  ASSERT_TRUE(dir.ok());
+  SyntheticCaptureOptions options;
+  options.instructions = 1'000'000;
+  options.encoder.psb_period = 512;
+  auto synthetic = WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  auto trace = ReadFileToString(synthetic->trace_path);
+  ASSERT_TRUE(trace.ok());
+  std::string bytes = *trace;
+  for (size_t at = 3000; at + 64 < bytes.size(); at += 9973) {
+    for (size_t i = 0; i < 24; ++i) bytes[at + i] = static_cast<char>(0xd5);
+  }
+  ASSERT_TRUE(WriteFileAtomically(synthetic->trace_path, bytes).ok());
+  Decoded sequential;
+  Decode(*synthetic->capture, synthetic->timeline, PtDecoderOptions(),
+         &sequential);
+  EXPECT_GT(sequential.stats[0].errors, 5u);
+  ExpectParallelEqualsSequential(*synthetic->capture, synthetic->timeline,
+                                 4096);
+}
+
+// Several buffers, each in chunks with lost data between them.
+TEST(ParallelDecodingTest, BuffersAndChunks) {
+  auto dir = TempDir::Create("hwt-pt-parallel");
+  ASSERT_TRUE(dir.ok());
+  std::vector<std::vector<uint8_t>> traces;
+  std::string code;
+  uint64_t base = 0;
+  for (int b = 0; b < 3; ++b) {
+    SyntheticCaptureOptions options;
+    options.instructions = 300'000 * (b + 1);
+    options.execution_seed = 10 + b;
+    options.encoder.psb_period = 1024;
+    auto synthetic =
+        WriteSyntheticCapture(absl::StrFormat("%s", dir->path()), options);
+    ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+    auto bytes = ReadFileToString(synthetic->trace_path);
+    ASSERT_TRUE(bytes.ok());
+    traces.emplace_back(bytes->begin(), bytes->end());
+    code = synthetic->program->code();
+    base = synthetic->program->base();
+  }
+  testing::TestCaptureOptions capture_options;
+  // The same chunk layout in every buffer: the trace cut in four, with data
+  // lost before the third chunk (every size fits the smallest trace).
+  const uint64_t quarter = traces[0].size() / 4;
+  capture_options.chunks = {
+      {0, quarter, false},
+      {quarter, quarter, false},
+      {2 * quarter, quarter, true},
+      {3 * quarter, traces[0].size() - 3 * quarter, false}};
+  auto test = testing::MakeTestCaptureBuffers(
+      traces, {{base, std::vector<uint8_t>(code.begin(), code.end())}},
+      capture_options);
+  ASSERT_TRUE(test.ok()) << test.status();
+  ExpectParallelEqualsSequential(*test->capture, test->timeline, 2000);
+}
+
+// DecodeSegments: the committed segments, in order, are the stream.
+TEST(ParallelDecodingTest, CommittedSegmentsConcatenateToTheStream) {
+  auto dir = TempDir::Create("hwt-pt-parallel");
+  ASSERT_TRUE(dir.ok());
+  SyntheticCaptureOptions options;
+  options.instructions = 2'000'000;
+  options.encoder.psb_period = 512;
+  auto synthetic = WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  Decoded sequential;
+  Decode(*synthetic->capture, synthetic->timeline, PtDecoderOptions(),
+         &sequential);
+
+  class Consumer : public SegmentConsumer {
+   public:
+    std::unique_ptr<EventSink> StartSegment(uint32_t) override {
+      return std::make_unique<CollectingSink>();
+    }
+    void CommitSegment(uint32_t stream,
+                       std::unique_ptr<EventSink> segment) override {
+      auto* events = static_cast<CollectingSink*>(segment.get());
+      const std::vector<Event> more = events->Events(stream);
+      all.insert(all.end(), more.begin(), more.end());
+      ++commits;
+    }
+    void EndStream(uint32_t) override { ++ends; }
+    std::vector<Event> all;
+    int commits = 0;
+    int ends = 0;
+  };
+  for (int jobs : {1, 2, 3}) {
+    PtDecoderOptions parallel;
+    parallel.jobs = jobs;
+    parallel.profile_segment_bytes = 4096;
+    auto decoder =
+        PtDecoder::Create(*synthetic->capture, synthetic->timeline, parallel);
+    ASSERT_TRUE(decoder.ok());
+    Consumer consumer;
+    ASSERT_TRUE((*decoder)->DecodeSegments(consumer).ok());
+    EXPECT_EQ(FirstDifference(consumer.all, sequential.sink.Events()), "")
+        << "jobs " << jobs;
+    EXPECT_EQ(consumer.ends, 1);
+    if (jobs > 1) {
+      EXPECT_GT(consumer.commits, 10);
+    }
+    ExpectSameStats((*decoder)->stats()[0], sequential.stats[0]);
+  }
+}
+
+TEST(PlanSegmentsTest, StartsAtPsbsAfterEveryTarget) {
+  std::vector<uint8_t> trace(10000, 0);  // PAD
+  const std::vector<size_t> psbs = {100, 2500, 2600, 7000};
+  for (size_t at : psbs) {
+    for (size_t i = 0; i < kPsbSize; i += 2) {
+      trace[at + i] = 0x02;
+      trace[at + i + 1] = 0x82;
+    }
+  }
+  EXPECT_EQ(PlanSegments(trace.data(), trace.size(), 2000),
+            (std::vector<uint64_t>{0, 2500, 7000}));
+  EXPECT_EQ(PlanSegments(trace.data(), trace.size(), 50),
+            (std::vector<uint64_t>{0, 100, 2500, 2600, 7000}));
+  EXPECT_EQ(PlanSegments(trace.data(), trace.size(), 0),
+            (std::vector<uint64_t>{0}));
+  EXPECT_EQ(PlanSegments(trace.data(), trace.size(), 8000),
+            (std::vector<uint64_t>{0}));
+}
+
+}  // namespace
+}  // namespace hwt::pt

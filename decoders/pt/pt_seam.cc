@@ -1,0 +1,179 @@
+// Stitching PSB segments; see pt_seam.h.
+#include "decoders/pt/pt_seam.h"
+
+#include "decoders/pt/pt_events.h"
+#include "decoders/pt/pt_segment_decoder.h"
+#include "decoders/pt/pt_sync.h"
+
+namespace hwt::pt {
+namespace {
+
+// Events held back at a boundary before the seam is given up (a seam is
+// normally found within a few events).
+constexpr size_t kMaxTail = 1 << 16;
+
+}  // namespace
+
+bool IsLeadingStatusEvent(const Event& event) {
+  switch (event.kind) {
+    case EventKind::kCoreBusRatio:
+    case EventKind::kTimestamp:
+      return true;
+    case EventKind::kBackend:
+      return BackendType(event.code) == PtBackendEvent::kMnt;
+    default:
+      return false;
+  }
+}
+
+bool SameEvent(const Event& a, const Event& b) {
+  return a.kind == b.kind && a.branch == b.branch && a.isa == b.isa &&
+         a.reason == b.reason && a.ninsn == b.ninsn && a.ip == b.ip &&
+         a.last_ip == b.last_ip && a.next_ip == b.next_ip &&
+         a.offset == b.offset && a.time == b.time && a.value == b.value &&
+         a.code == b.code && a.region == b.region;
+}
+
+std::optional<size_t> SeamFinder::Add(const Event& event) {
+  tail_.push_back(event);
+  if (!head_.usable()) return std::nullopt;
+  const std::vector<Event>& head = head_.events;
+  while (candidate_ + kSeamWindow <= tail_.size()) {
+    size_t n = 0;
+    while (n < kSeamWindow && SameEvent(tail_[candidate_ + n], head[n])) ++n;
+    if (n == kSeamWindow) return candidate_;
+    ++candidate_;
+  }
+  return std::nullopt;
+}
+
+SegmentOutput::SegmentOutput(EventSink* destination, PtSegmentDecoder* decoder,
+                             StreamStats* stats)
+    : destination_(destination), decoder_(decoder), stats_(stats) {}
+
+void SegmentOutput::SetBoundaries(std::vector<uint64_t> boundaries,
+                                  HeadFn head) {
+  boundaries_ = std::move(boundaries);
+  head_fn_ = std::move(head);
+  target_ = 0;
+  if (!boundaries_.empty()) decoder_->set_prompt_from(boundaries_[0]);
+}
+
+void SegmentOutput::OnEvents(uint32_t stream, absl::Span<const Event> events) {
+  stream_ = stream;
+  for (const Event& event : events) {
+    if (done_) break;
+    Process(event);
+  }
+  FlushPending();
+}
+
+void SegmentOutput::Process(const Event& event) {
+  if (target_ >= boundaries_.size()) {
+    pending_.push_back(event);
+    return;
+  }
+  if (tail_.empty() && event.offset < boundaries_[target_]) {
+    pending_.push_back(event);
+    return;
+  }
+  if (tail_.empty()) EnterBoundary(target_);
+  tail_.push_back(event);
+  if (finder_) {
+    if (const std::optional<size_t> seam = finder_->Add(event)) {
+      // The next segment's output continues the stream from here.
+      pending_.insert(pending_.end(), tail_.begin(), tail_.begin() + *seam);
+      tail_.clear();
+      stitched_to_ = target_;
+      done_ = true;
+      decoder_->RequestStop();
+      return;
+    }
+  }
+  const bool past_next = target_ + 1 < boundaries_.size() &&
+                         event.offset >= boundaries_[target_ + 1];
+  if (finder_ && !past_next && tail_.size() < kMaxTail) return;
+  // No seam with this boundary: its segment is skipped, the events so far
+  // are the stream's; look for the next boundary in what is held back.
+  std::vector<Event> held;
+  held.swap(tail_);
+  finder_.reset();
+  ++target_;
+  decoder_->set_prompt_from(target_ < boundaries_.size() ? boundaries_[target_]
+                                                         : ~uint64_t{0});
+  for (const Event& e : held) {
+    if (done_) break;
+    Process(e);
+  }
+}
+
+void SegmentOutput::EnterBoundary(size_t index) {
+  const SegmentHead& head = head_fn_(index);
+  if (head.usable()) {
+    finder_.emplace(head);
+  } else {
+    finder_.reset();
+  }
+}
+
+void SegmentOutput::FlushPending() {
+  if (pending_.empty()) return;
+  Deliver(pending_.data(), pending_.size());
+  pending_.clear();
+}
+
+void SegmentOutput::Deliver(const Event* events, size_t count) {
+  auto& gap_errors = decoder_->gap_errors();
+  for (size_t i = 0; i < count; ++i) {
+    const Event& e = events[i];
+    if (e.kind == EventKind::kBlock) {
+      ++stats_->blocks;
+      stats_->instructions += e.ninsn;
+    } else if (e.kind == EventKind::kGap) {
+      stats_->bytes_lost += e.value;
+      if (!gap_errors.empty()) {
+        if (gap_errors.front())
+          stats_->AddError(std::move(*gap_errors.front()));
+        gap_errors.pop_front();
+      }
+    }
+  }
+  destination_->OnEvents(stream_, absl::MakeConstSpan(events, count));
+}
+
+void SegmentOutput::Finish() {
+  if (!done_) {
+    pending_.insert(pending_.end(), tail_.begin(), tail_.end());
+    tail_.clear();
+    FlushPending();
+  }
+  for (DecodeErrorInfo& error : decoder_->other_errors()) {
+    stats_->AddError(std::move(error));
+  }
+  decoder_->other_errors().clear();
+  stats_->bytes_lost += decoder_->other_bytes_lost();
+}
+
+void HeadCollector::OnEvents(uint32_t stream, absl::Span<const Event> events) {
+  for (const Event& event : events) {
+    if (head_->events.size() >= kSeamWindow) break;
+    head_->events.push_back(event);
+  }
+  if (head_->events.size() >= kSeamWindow) decoder_->RequestStop();
+}
+
+std::vector<uint64_t> PlanSegments(const uint8_t* data, size_t size,
+                                   size_t target_bytes) {
+  std::vector<uint64_t> starts = {0};
+  if (target_bytes == 0) return starts;
+  uint64_t from = target_bytes;
+  while (from < size) {
+    const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
+    if (!psb) break;
+    starts.push_back(*psb);
+    from = *psb + target_bytes;
+  }
+  return starts;
+}
+
+}  // namespace hwt::pt

@@ -1,0 +1,584 @@
+// PT decoding of one chunk or segment; see pt_segment_decoder.h.
+#include "decoders/pt/pt_segment_decoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "decoders/pt/pt_events.h"
+#include "decoders/pt/pt_seam.h"
+#include "decoders/pt/pt_sync.h"
+#include "decoders/pt/pt_trace_buffer.h"
+
+namespace hwt::pt {
+namespace {
+
+Isa IsaOf(enum pt_exec_mode mode) {
+  switch (mode) {
+    case ptem_16bit:
+      return Isa::kX86_16;
+    case ptem_32bit:
+      return Isa::kX86_32;
+    case ptem_64bit:
+      return Isa::kX86_64;
+    default:
+      return Isa::kUnknown;
+  }
+}
+
+// What went wrong, in words, for a libipt error during block decoding.
+const char* ErrorWhat(int code) {
+  switch (-code) {
+    case pte_bad_query:
+      return "trace doesn't match instruction";
+    case pte_nomap:
+      return "no code image mapped";
+    case pte_bad_insn:
+      return "cannot decode instruction";
+    case pte_bad_opc:
+    case pte_bad_packet:
+      return "corrupt trace packet";
+    case pte_bad_context:
+      return "unexpected packet";
+    case pte_bad_retcomp:
+    case pte_retstack_empty:
+      return "return compression mismatch";
+    case pte_bad_status_update:
+      return "inconsistent PSB+ state";
+    case pte_noip:
+      return "missing IP in trace";
+    case pte_nosync:
+      return "lost synchronisation";
+    default:
+      return "decode error";
+  }
+}
+
+// libipt's class for an instruction our x86 decoder classified.
+enum pt_insn_class ClassOf(const x86::Insn& insn) {
+  switch (insn.cls) {
+    case x86::InsnClass::kCondJump:
+      return ptic_cond_jump;
+    case x86::InsnClass::kJump:
+    case x86::InsnClass::kJumpIndirect:
+      return ptic_jump;
+    case x86::InsnClass::kCall:
+    case x86::InsnClass::kCallIndirect:
+      return ptic_call;
+    case x86::InsnClass::kReturn:
+      return ptic_return;
+    case x86::InsnClass::kFarCall:
+      return ptic_far_call;
+    case x86::InsnClass::kFarReturn:
+      return ptic_far_return;
+    case x86::InsnClass::kFarJump:
+      return ptic_far_jump;
+    case x86::InsnClass::kOther:
+      return ptic_other;
+  }
+  return ptic_other;
+}
+
+struct BlockDecoderDeleter {
+  void operator()(pt_block_decoder* decoder) const {
+    pt_blk_free_decoder(decoder);
+  }
+};
+
+}  // namespace
+
+PtSegmentDecoder::PtSegmentDecoder(const PtRunContext& run, size_t buffer_index)
+    : run_(run),
+      memory_(*run.timeline, buffer_index, run.files),
+      insns_(memory_),
+      image_(run.sections.get()) {}
+
+PtSegmentDecoder::~PtSegmentDecoder() = default;
+
+uint32_t PtSegmentDecoder::RegionNumber(int isid) {
+  // 1 + the region of a section (0 = unknown), cached here so the hot path
+  // takes no lock.
+  if (isid > 0 && static_cast<size_t>(isid) < region_numbers_.size() &&
+      region_numbers_[isid] != 0) {
+    return region_numbers_[isid];
+  }
+  const auto region = run_.sections->RegionOf(isid);
+  if (!region) return 0;
+  if (region_numbers_.size() <= static_cast<size_t>(isid)) {
+    region_numbers_.resize(isid + 1, 0);
+  }
+  return region_numbers_[isid] = *region + 1;
+}
+
+void PtSegmentDecoder::AdvanceAddressSpace(uint64_t position) {
+  memory_position_ = std::max(memory_position_, position);
+  if (memory_.AdvanceTo(position)) image_.Sync(memory_.mapped_regions());
+}
+
+void PtSegmentDecoder::AddGap(const Event& gap,
+                              std::optional<DecodeErrorInfo> error) {
+  leading_ = false;
+  gap_errors_.push_back(std::move(error));
+  out_->Add(gap);
+}
+
+std::optional<x86::Insn> PtSegmentDecoder::LastInsn(const pt_block& block) {
+  const Isa isa = IsaOf(block.mode);
+  if (block.truncated && block.size > 0) {
+    // The instruction continues in another section: libipt gives its bytes.
+    const int mode = isa == Isa::kX86_32 ? 1 : isa == Isa::kX86_16 ? 2 : 0;
+    if (!raw_decoders_[mode]) {
+      raw_decoders_[mode] =
+          x86::InsnDecoder::Create(mode == 1   ? x86::Mode::k32
+                                   : mode == 2 ? x86::Mode::k16
+                                               : x86::Mode::k64);
+    }
+    return raw_decoders_[mode]->Decode(
+        absl::MakeConstSpan(block.raw, block.size), block.end_ip);
+  }
+  return insns_.Get(block.end_ip, isa);
+}
+
+void PtSegmentDecoder::EmitBlock(pt_block_decoder* decoder,
+                                 const pt_block& block, uint64_t offset) {
+  Event event;
+  event.kind = EventKind::kBlock;
+  event.ip = block.ip;
+  event.last_ip = block.end_ip;
+  event.ninsn = block.ninsn;
+  event.isa = IsaOf(block.mode);
+  event.offset = offset;
+  event.code = block.speculative ? kBlockSpeculative : 0;
+  if (has_time_) {
+    uint64_t time = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    if (pt_blk_time(decoder, &time, &lost_mtc, &lost_cyc) >= 0) {
+      event.time = time;
+    }
+  }
+  event.region = RegionNumber(block.isid);
+  leading_ = false;
+
+  const std::optional<x86::Insn> last = LastInsn(block);
+  if (last) event.next_ip = block.end_ip + last->length;
+  enum pt_insn_class iclass = block.iclass;
+  if (iclass == ptic_error && last) {
+    // Blocks from libipt's block cache that end in an indirect jump or a far
+    // transfer do not say which (ptic_error): our decoder knows.
+    iclass = ClassOf(*last);
+  }
+  switch (iclass) {
+    case ptic_call:
+      event.branch = last && last->cls == x86::InsnClass::kCallIndirect
+                         ? BranchKind::kCallIndirect
+                         : BranchKind::kCall;
+      break;
+    case ptic_return:
+      event.branch = BranchKind::kReturn;
+      break;
+    case ptic_jump:
+      event.branch = last && last->cls == x86::InsnClass::kJumpIndirect
+                         ? BranchKind::kJumpIndirect
+                         : BranchKind::kJump;
+      break;
+    case ptic_cond_jump:
+      out_->AddCondBlock(event, last ? last->target : 0);
+      return;
+    case ptic_far_call:
+      event.branch = BranchKind::kFarCall;
+      break;
+    case ptic_far_return:
+      event.branch = BranchKind::kFarReturn;
+      break;
+    case ptic_far_jump:
+      event.branch = BranchKind::kFarJump;
+      break;
+    case ptic_ptwrite:
+      event.branch = BranchKind::kOther;
+      break;
+    case ptic_other:
+    case ptic_error:
+      event.branch = BranchKind::kNone;
+      break;
+  }
+  out_->AddBlock(event);
+}
+
+void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
+  if (ev.has_tsc) has_time_ = true;
+  Event event;
+  event.offset = offset;
+  event.time = ev.has_tsc ? ev.tsc : 0;
+  uint32_t flags = 0;
+  if (ev.has_tsc) flags |= kPtHasTsc;
+  if (ev.status_update) flags |= kPtStatusUpdate;
+  if (ev.ip_suppressed) flags |= kPtIpSuppressed;
+  auto ip_unless_suppressed = [&](uint64_t ip) {
+    return ev.ip_suppressed ? 0 : ip;
+  };
+  auto backend = [&](PtBackendEvent type, uint64_t value, uint64_t ip) {
+    event.kind = EventKind::kBackend;
+    event.code = static_cast<uint32_t>(type) | flags;
+    event.value = value;
+    event.ip = ip;
+  };
+  switch (ev.type) {
+    case ptev_enabled:
+      event.kind = EventKind::kEnabled;
+      event.ip = ev.variant.enabled.ip;
+      event.code = flags | (ev.variant.enabled.resumed ? kPtResumed : 0);
+      break;
+    case ptev_disabled:
+      event.kind = EventKind::kDisabled;
+      event.ip = ip_unless_suppressed(ev.variant.disabled.ip);
+      event.code = flags;
+      break;
+    case ptev_async_disabled:
+      // `at` is always known; kPtIpSuppressed refers to the destination.
+      event.kind = EventKind::kDisabled;
+      event.ip = ev.variant.async_disabled.at;
+      event.value = ip_unless_suppressed(ev.variant.async_disabled.ip);
+      event.code = flags | kPtAsync;
+      break;
+    case ptev_async_branch:
+      event.kind = EventKind::kException;
+      event.ip = ev.variant.async_branch.from;
+      event.next_ip = ip_unless_suppressed(ev.variant.async_branch.to);
+      event.code = flags;
+      break;
+    case ptev_paging:
+      event.kind = EventKind::kPaging;
+      event.value = ev.variant.paging.cr3;
+      event.code = flags | (ev.variant.paging.non_root ? kPtNonRoot : 0);
+      break;
+    case ptev_async_paging:
+      event.kind = EventKind::kPaging;
+      event.value = ev.variant.async_paging.cr3;
+      event.ip = ev.variant.async_paging.ip;
+      event.code = flags | kPtAsync |
+                   (ev.variant.async_paging.non_root ? kPtNonRoot : 0);
+      break;
+    case ptev_overflow:
+      event.kind = EventKind::kGap;
+      event.reason = GapReason::kOverflow;
+      event.ip = ip_unless_suppressed(ev.variant.overflow.ip);
+      event.code = flags;
+      {
+        DecodeErrorInfo error;
+        error.offset = offset;
+        error.reason = GapReason::kOverflow;
+        error.ip = event.ip;
+        error.message = absl::StrFormat(
+            "trace overflow at offset 0x%x: the CPU dropped trace; %s", offset,
+            event.ip != 0 ? absl::StrFormat("tracing resumes at 0x%x", event.ip)
+                          : std::string("tracing resumes later"));
+        AddGap(event, std::move(error));
+      }
+      return;
+    case ptev_exec_mode:
+      event.kind = EventKind::kExecMode;
+      event.isa = IsaOf(ev.variant.exec_mode.mode);
+      event.ip = ip_unless_suppressed(ev.variant.exec_mode.ip);
+      event.code = flags;
+      break;
+    case ptev_tsx:
+      backend(PtBackendEvent::kTsx,
+              (ev.variant.tsx.speculative ? 1 : 0) |
+                  (ev.variant.tsx.aborted ? 2 : 0),
+              ip_unless_suppressed(ev.variant.tsx.ip));
+      break;
+    case ptev_stop:
+      backend(PtBackendEvent::kStop, 0, 0);
+      break;
+    case ptev_vmcs:
+      backend(PtBackendEvent::kVmcs, ev.variant.vmcs.base, 0);
+      break;
+    case ptev_async_vmcs:
+      backend(PtBackendEvent::kVmcs, ev.variant.async_vmcs.base,
+              ev.variant.async_vmcs.ip);
+      event.code |= kPtAsync;
+      break;
+    case ptev_exstop:
+      backend(PtBackendEvent::kExstop, 0,
+              ip_unless_suppressed(ev.variant.exstop.ip));
+      break;
+    case ptev_mwait:
+      backend(PtBackendEvent::kMwait,
+              ev.variant.mwait.hints |
+                  (static_cast<uint64_t>(ev.variant.mwait.ext) << 32),
+              ip_unless_suppressed(ev.variant.mwait.ip));
+      break;
+    case ptev_pwre:
+      backend(PtBackendEvent::kPwre,
+              ev.variant.pwre.state | (ev.variant.pwre.sub_state << 8) |
+                  (ev.variant.pwre.hw ? 1u << 16 : 0),
+              0);
+      break;
+    case ptev_pwrx:
+      backend(PtBackendEvent::kPwrx,
+              ev.variant.pwrx.last | (ev.variant.pwrx.deepest << 8) |
+                  (ev.variant.pwrx.interrupt ? 1u << 16 : 0) |
+                  (ev.variant.pwrx.store ? 1u << 17 : 0) |
+                  (ev.variant.pwrx.autonomous ? 1u << 18 : 0),
+              0);
+      break;
+    case ptev_ptwrite:
+      backend(PtBackendEvent::kPtwrite, ev.variant.ptwrite.payload,
+              ip_unless_suppressed(ev.variant.ptwrite.ip));
+      break;
+    case ptev_tick:
+      event.kind = EventKind::kTimestamp;
+      event.value = ev.tsc;
+      event.ip = ip_unless_suppressed(ev.variant.tick.ip);
+      event.code = flags | kPtTick;
+      break;
+    case ptev_cbr:
+      event.kind = EventKind::kCoreBusRatio;
+      event.value = ev.variant.cbr.ratio;
+      event.code = flags;
+      break;
+    case ptev_mnt:
+      backend(PtBackendEvent::kMnt, ev.variant.mnt.payload, 0);
+      break;
+    default:
+      return;  // a newer libipt's event: nothing to map it to
+  }
+  if (leading_) {
+    // A segment leaves out the PSB+ status events that do not bind to an
+    // instruction until its first other event (pt_seam.h).
+    if (IsLeadingStatusEvent(event)) return;
+    leading_ = false;
+  }
+  out_->Add(event);
+}
+
+uint64_t PtSegmentDecoder::ErrorIp(const pt_block& block, int code) {
+  // As ptxed reports it: where the first missing instruction should have
+  // been, else the last decoded instruction.
+  if (block.ninsn == 0) return block.ip;
+  if (code == -pte_nomap || code == -pte_bad_insn) {
+    if (auto last = LastInsn(block)) {
+      return last->target != 0 ? last->target : block.end_ip + last->length;
+    }
+  }
+  return block.end_ip;
+}
+
+PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
+    pt_block_decoder* decoder, int status, uint64_t base) {
+  Stop stop;
+  for (;;) {
+    uint64_t offset = 0;
+    while (status & pts_event_pending) {
+      pt_blk_get_offset(decoder, &offset);
+      pt_event event;
+      status = pt_blk_event(decoder, &event, sizeof(event));
+      if (status < 0) {
+        stop.error = true;
+        stop.code = status;
+        pt_blk_get_offset(decoder, &stop.offset);
+        return stop;
+      }
+      EmitEvent(event, base + offset);
+    }
+    pt_blk_get_offset(decoder, &offset);
+    if (status & pts_eos) {
+      if (!(status & pts_ip_suppressed)) {
+        Event end;
+        end.kind = EventKind::kDisabled;
+        end.offset = base + offset;
+        end.code = kPtEndOfTrace;
+        out_->Add(end);
+      }
+      return stop;
+    }
+    if (stop_) {
+      stop.stopped = true;
+      return stop;
+    }
+    Prompt(base + offset);
+    // A change applies once libipt has read a byte at or after its
+    // position (libipt reads ahead of the flow it returns).
+    if (offset > 0) AdvanceAddressSpace(base + offset - 1);
+    pt_block block;
+    std::memset(&block, 0, sizeof(block));
+    status = pt_blk_next(decoder, &block, sizeof(block));
+    if (block.ninsn > 0) EmitBlock(decoder, block, base + offset);
+    if (status < 0) {
+      if (status == -pte_eos) return stop;
+      stop.error = true;
+      stop.code = status;
+      stop.ip = ErrorIp(block, status);
+      pt_blk_get_offset(decoder, &stop.offset);
+      return stop;
+    }
+  }
+}
+
+void PtSegmentDecoder::Decode(const PtDecodeJob& job, EventSink* sink,
+                              uint32_t stream, size_t batch_size) {
+  stop_ = false;
+  prompt_ = false;
+  gap_errors_.clear();
+  other_errors_.clear();
+  other_bytes_lost_ = 0;
+  batch_size_ = batch_size;
+  out_ = std::make_unique<EventOutput>(sink, nullptr, stream, batch_size);
+  if (prompt_from_ == 0) Prompt(0);
+  DecodeRun(job);
+  out_->Drain();
+  out_.reset();
+  prompt_from_ = ~uint64_t{0};
+}
+
+void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
+  const uint64_t base = job.base;
+  const size_t size = job.size;
+  const bool segment = job.start != 0;
+  if (!segment && job.data_lost_before) {
+    Event gap;
+    gap.kind = EventKind::kGap;
+    gap.reason = GapReason::kLostData;
+    gap.offset = base;
+    DecodeErrorInfo error;
+    error.offset = base;
+    error.reason = GapReason::kLostData;
+    error.message = absl::StrFormat(
+        "trace lost before offset 0x%x (the buffer wrapped or overflowed)",
+        base);
+    AddGap(gap, std::move(error));
+  }
+  if (size == 0 || job.start >= size) return;
+  // Positions only move forward in a MemoryImage: start over for a job
+  // that begins before the previous one ended.
+  if (base + job.start < memory_position_) {
+    memory_.Rewind();
+    image_.Sync(memory_.mapped_regions());
+  }
+  AdvanceAddressSpace(base + job.start);
+
+  PtTraceBuffer buffer(job.data, size);
+  pt_config config = run_.config;
+  config.begin = buffer.begin();
+  config.end = buffer.end();
+  std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
+      pt_blk_alloc_decoder(&config));
+  if (!decoder) {
+    DecodeErrorInfo error;
+    error.offset = base + job.start;
+    error.bytes_lost = size - job.start;
+    error.message = "libipt could not allocate a block decoder";
+    other_bytes_lost_ += size - job.start;
+    other_errors_.push_back(std::move(error));
+    return;
+  }
+  pt_blk_set_image(decoder.get(), image_.image());
+
+  // The loss in progress: from `lost_from` to the next sync point. The
+  // first one is the data before the first PSB.
+  uint64_t lost_from = job.start;
+  Event pending_gap;
+  pending_gap.kind = EventKind::kGap;
+  pending_gap.reason = GapReason::kNoSync;
+  pending_gap.offset = base + job.start;
+  std::optional<DecodeErrorInfo> pending_error;
+
+  auto finish_loss = [&](uint64_t until, bool more) {
+    const uint64_t lost = until > lost_from ? until - lost_from : 0;
+    if (pending_error) {
+      pending_gap.value = lost;
+      pending_error->bytes_lost = lost;
+      absl::StrAppendFormat(
+          &pending_error->message, "; %u bytes skipped to %s", lost,
+          more ? absl::StrFormat("the next PSB at offset 0x%x", base + until)
+               : std::string("the end of the trace"));
+      AddGap(pending_gap, std::move(pending_error));
+      pending_error.reset();
+    } else if (lost > 0) {
+      // Before the first PSB: normal for a ring buffer, not an error.
+      pending_gap.value = lost;
+      AddGap(pending_gap, std::nullopt);
+    }
+    lost_from = until;
+  };
+  auto start_error = [&](uint64_t offset, int code, uint64_t ip) {
+    lost_from = offset;
+    pending_gap = Event();
+    pending_gap.kind = EventKind::kGap;
+    pending_gap.reason =
+        code == -pte_nomap ? GapReason::kMissingImage : GapReason::kDecodeError;
+    pending_gap.offset = base + offset;
+    pending_gap.ip = ip;
+    pending_gap.code = static_cast<uint32_t>(code);
+    DecodeErrorInfo error;
+    error.offset = base + offset;
+    error.reason = pending_gap.reason;
+    error.ip = ip;
+    error.message =
+        absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s", ErrorWhat(code),
+                        ip, base + offset, pt_errstr(pt_errcode(code)));
+    pending_error = std::move(error);
+  };
+
+  uint64_t search_from = job.start;
+  uint64_t last_sync = job.start;
+  // A segment starts where a decoder coming from the previous one would
+  // be: no restart is reported there.
+  bool first_sync = true;
+  leading_ = segment;
+  for (;;) {
+    const std::optional<uint64_t> psb =
+        FindNextPsb(buffer.begin(), size, search_from);
+    if (!psb) {
+      finish_loss(size, false);
+      break;
+    }
+    const int status = pt_blk_sync_set(decoder.get(), *psb);
+    if (status < 0) {
+      if (status == -pte_eos) {
+        // The PSB+ is cut off by the end of the trace.
+        finish_loss(size, false);
+        break;
+      }
+      if (!pending_error) {
+        // Report where libipt stopped reading the broken PSB+.
+        uint64_t at = *psb;
+        pt_blk_get_offset(decoder.get(), &at);
+        at = std::max(at, *psb);
+        finish_loss(*psb, true);
+        start_error(*psb, status, 0);
+        pending_gap.offset = base + at;
+        pending_error->offset = base + at;
+      }
+      search_from = *psb + 1;
+      first_sync = false;
+      continue;
+    }
+    finish_loss(*psb, true);
+    last_sync = *psb;
+    if (!has_time_) {
+      // A trace with timing has a TSC in every PSB+.
+      uint64_t time = 0;
+      uint32_t lost_mtc = 0, lost_cyc = 0;
+      has_time_ =
+          pt_blk_time(decoder.get(), &time, &lost_mtc, &lost_cyc) >= 0 &&
+          time != 0;
+    }
+    if (!(segment && first_sync && *psb == job.start)) {
+      Event sync_event;
+      sync_event.kind = EventKind::kSync;
+      sync_event.offset = base + *psb;
+      out_->Add(sync_event);
+      leading_ = false;
+    }
+    first_sync = false;
+
+    const Stop stop = DecodeFromSync(decoder.get(), status, base);
+    if (!stop.error) break;
+    // Report the error, then resume at the next PSB.
+    start_error(stop.offset, stop.code, stop.ip);
+    search_from = ResyncSearchStart(stop.offset, last_sync);
+  }
+}
+
+}  // namespace hwt::pt
