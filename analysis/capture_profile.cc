@@ -2,7 +2,10 @@
 #include "analysis/capture_profile.h"
 
 #include <algorithm>
+#include <mutex>
+#include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/profile_builder.h"
 #include "base/status_macros.h"
 
@@ -47,6 +50,103 @@ class ProgressSink : public EventSink {
   std::vector<Event> kept_;
 };
 
+// A FunctionResolver shared by the segment builders: one call into the real
+// resolver per unique address, serialised.
+class SharedResolver : public FunctionResolver {
+ public:
+  explicit SharedResolver(FunctionResolver& resolver) : resolver_(resolver) {}
+  std::optional<FunctionRange> FunctionAt(uint32_t image,
+                                          uint64_t vaddr) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, inserted] = cache_.try_emplace({image, vaddr});
+    if (inserted) it->second = resolver_.FunctionAt(image, vaddr);
+    return it->second;
+  }
+
+ private:
+  FunctionResolver& resolver_;
+  std::mutex mutex_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>,
+                      std::optional<FunctionRange>>
+      cache_;
+};
+
+// One ProfileBuilder per segment, merged in commit (= trace) order.
+class SegmentProfiles : public SegmentConsumer {
+ public:
+  SegmentProfiles(const capture::AddressSpaceTimeline& timeline,
+                  FunctionResolver& resolver, ProfileOptions options,
+                  const CaptureProfileOptions& capture_options,
+                  std::vector<uint64_t> stream_base, uint64_t total)
+      : timeline_(timeline),
+        resolver_(resolver),
+        options_(std::move(options)),
+        capture_options_(capture_options),
+        stream_base_(std::move(stream_base)),
+        total_(total) {
+    options_.segment = true;
+  }
+
+  std::unique_ptr<EventSink> StartSegment(uint32_t stream) override {
+    return std::make_unique<Segment>(timeline_, resolver_, options_,
+                                     capture_options_);
+  }
+  void CommitSegment(uint32_t stream,
+                     std::unique_ptr<EventSink> segment) override {
+    auto* builder = static_cast<Segment*>(segment.get());
+    merger_.Append(builder->FinishSegment());
+    if (capture_options_.progress && builder->last_offset != 0 &&
+        stream < stream_base_.size()) {
+      capture_options_.progress(
+          std::min(total_, stream_base_[stream] + builder->last_offset),
+          total_);
+    }
+  }
+
+  Profile Finish() { return merger_.Finish(); }
+
+ private:
+  // A segment's builder, remembering how far its events went (progress).
+  class Segment : public ProfileBuilder {
+   public:
+    Segment(const capture::AddressSpaceTimeline& timeline,
+            FunctionResolver& resolver, const ProfileOptions& options,
+            const CaptureProfileOptions& capture_options)
+        : ProfileBuilder(timeline, resolver, options),
+          keep_(capture_options.keep) {}
+    void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
+      if (!events.empty()) last_offset = events.back().offset;
+      if (!keep_) {
+        ProfileBuilder::OnEvents(stream, events);
+        return;
+      }
+      kept_.clear();
+      for (const Event& e : events) {
+        if (keep_(stream, e)) kept_.push_back(e);
+      }
+      if (!kept_.empty()) ProfileBuilder::OnEvents(stream, kept_);
+    }
+    uint64_t last_offset = 0;
+
+   private:
+    const std::function<bool(uint32_t, const Event&)>& keep_;
+    std::vector<Event> kept_;
+  };
+
+  const capture::AddressSpaceTimeline& timeline_;
+  FunctionResolver& resolver_;
+  ProfileOptions options_;
+  const CaptureProfileOptions& capture_options_;
+  std::vector<uint64_t> stream_base_;
+  uint64_t total_;
+  ProfileMerger merger_;
+};
+
+int ResolveJobs(int jobs) {
+  if (jobs > 0) return jobs;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 absl::StatusOr<CaptureProfile> ProfileCapture(
@@ -54,7 +154,8 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
     const capture::AddressSpaceTimeline& timeline, FunctionResolver& resolver,
     const CaptureProfileOptions& options) {
   DecoderOptions decoder_options;
-  decoder_options.jobs = options.jobs;
+  decoder_options.jobs = ResolveJobs(options.jobs);
+  decoder_options.fast_path = options.fast_path;
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
                        CreateDecoder(capture, timeline, decoder_options));
 
@@ -74,13 +175,21 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
                               ? buffer_base[stream.buffer_index]
                               : 0);
   }
-  profile_options.observer = options.observer;
-  ProfileBuilder builder(timeline, resolver, profile_options);
-  ProgressSink sink(&builder, options, std::move(stream_base), total);
-  HWT_RETURN_IF_ERROR(decoder->Decode(sink));
-
   CaptureProfile result;
-  result.profile = builder.Finish();
+  // An observer sees the stacks in trace order: one sequential builder.
+  if (decoder_options.jobs > 1 && options.observer == nullptr) {
+    SharedResolver shared(resolver);
+    SegmentProfiles segments(timeline, shared, profile_options, options,
+                             std::move(stream_base), total);
+    HWT_RETURN_IF_ERROR(decoder->DecodeSegments(segments));
+    result.profile = segments.Finish();
+  } else {
+    profile_options.observer = options.observer;
+    ProfileBuilder builder(timeline, resolver, profile_options);
+    ProgressSink sink(&builder, options, std::move(stream_base), total);
+    HWT_RETURN_IF_ERROR(decoder->Decode(sink));
+    result.profile = builder.Finish();
+  }
   result.streams = decoder->streams();
   result.stats = decoder->stats();
   return result;

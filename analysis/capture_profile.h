@@ -1,7 +1,15 @@
 // From a capture to its profile in one call: create the decoder for the
 // capture's backend, stream its events into a ProfileBuilder, and return the
 // profile with the decoder's per-stream statistics. hwt-report and hwt-batch
-// use this; it is where parallel decoding plugs in (options.jobs).
+// use this.
+//
+// With options.jobs > 1 the decoder cuts the trace into segments decoded on
+// worker threads (TraceDecoder::DecodeSegments); every segment gets its own
+// ProfileBuilder (segment mode: stacks relative to the unknown stack it
+// starts from) and the segments are merged in trace order (ProfileMerger),
+// which gives exactly the profile of jobs = 1. The FunctionResolver is then
+// called from several threads: ProfileCapture serialises the calls and asks
+// it once per unique address.
 #ifndef HWT_ANALYSIS_CAPTURE_PROFILE_H_
 #define HWT_ANALYSIS_CAPTURE_PROFILE_H_
 
@@ -20,7 +28,8 @@
 namespace hwt::analysis {
 
 struct CaptureProfileOptions {
-  int jobs = 1;
+  int jobs = 1;            // worker threads; 0 = one per core
+  bool fast_path = false;  // Intel PT fast path: not implemented, ignored
   // Called now and then with (trace bytes done, total trace bytes).
   std::function<void(uint64_t done, uint64_t total)> progress;
   // Events for which this returns false are dropped before profiling (the
