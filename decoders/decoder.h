@@ -74,6 +74,9 @@ struct DecoderOptions {
   // Intel PT: decode with a block-cache fast path where it applies. Not
   // implemented yet: ignored, libipt's block decoder is always used.
   bool fast_path = false;
+  // Trace bytes per parallel segment; 0 = chosen from the trace size and
+  // the number of jobs (tests set it small to get many seams).
+  size_t segment_bytes = 0;
 };
 
 // Receives a decode in segments that are decoded in parallel: each segment's

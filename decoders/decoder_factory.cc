@@ -18,6 +18,10 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
       pt::PtDecoderOptions pt_options;
       pt_options.jobs = options.jobs;
       pt_options.fast_path = options.fast_path;
+      if (options.segment_bytes != 0) {
+        pt_options.segment_bytes = options.segment_bytes;
+        pt_options.profile_segment_bytes = options.segment_bytes;
+      }
       HWT_ASSIGN_OR_RETURN(
           std::unique_ptr<pt::PtDecoder> decoder,
           pt::PtDecoder::Create(capture, address_space, pt_options));
