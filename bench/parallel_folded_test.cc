@@ -1,0 +1,135 @@
+// Parallel decoding and profiling give byte for byte what --jobs 1 gives:
+// the decoder's events and statistics, the complete profile text and the
+// folded stacks (hwt-report --folded's pipeline, bench_pipeline.h), on the
+// committed capture testdata/decode/counted.hwt (whose folded stacks are
+// also checked against its recorded ground truth) and on a synthetic
+// multi-segment trace with thousands of PSBs.
+#include <string>
+#include <vector>
+
+#include "base/file_util.h"
+#include "base/testing.h"
+#include "bench/bench_pipeline.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/pt/pt_seam.h"
+#include "decoders/pt/pt_synthetic_capture.h"
+#include "gtest/gtest.h"
+#include "report/symbol_names.h"
+
+namespace hwt::bench {
+namespace {
+
+// Every event of every stream, in order.
+class Recorder : public EventSink {
+ public:
+  void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
+    if (events_.size() <= stream) events_.resize(stream + 1);
+    events_[stream].insert(events_[stream].end(), events.begin(), events.end());
+  }
+  void OnStreamEnd(uint32_t stream) override { ++ends_; }
+  std::vector<std::vector<Event>> events_;
+  int ends_ = 0;
+};
+
+void ExpectSameEvents(const Recorder& actual, const Recorder& expected,
+                      int jobs) {
+  ASSERT_EQ(actual.events_.size(), expected.events_.size());
+  EXPECT_EQ(actual.ends_, expected.ends_);
+  for (size_t s = 0; s < expected.events_.size(); ++s) {
+    ASSERT_EQ(actual.events_[s].size(), expected.events_[s].size())
+        << "jobs " << jobs << " stream " << s;
+    for (size_t i = 0; i < expected.events_[s].size(); ++i) {
+      ASSERT_TRUE(pt::SameEvent(actual.events_[s][i], expected.events_[s][i]))
+          << "jobs " << jobs << " stream " << s << " event " << i;
+    }
+  }
+}
+
+// jobs 1 against 2 and 3: events, statistics, profile text, folded stacks.
+// Returns the folded stacks of jobs 1.
+std::string ExpectParallelSame(const capture::Capture& capture,
+                               const capture::AddressSpaceTimeline& timeline,
+                               analysis::FunctionResolver& resolver,
+                               const report::FrameNamer& namer,
+                               size_t segment_bytes) {
+  Recorder sequential_events;
+  {
+    auto decoder = CreateDecoder(capture, timeline, DecoderOptions());
+    EXPECT_TRUE(decoder.ok()) << decoder.status();
+    if (!decoder.ok()) return "";
+    EXPECT_TRUE((*decoder)->Decode(sequential_events).ok());
+  }
+  analysis::CaptureProfileOptions options;
+  auto sequential =
+      ProfileFolded(capture, timeline, resolver, namer, options, true);
+  EXPECT_TRUE(sequential.ok()) << sequential.status();
+  if (!sequential.ok()) return "";
+  EXPECT_GT(sequential->instructions, 0u);
+  for (int jobs : {2, 3}) {
+    DecoderOptions decoder_options;
+    decoder_options.jobs = jobs;
+    decoder_options.segment_bytes = segment_bytes;
+    auto decoder = CreateDecoder(capture, timeline, decoder_options);
+    EXPECT_TRUE(decoder.ok()) << decoder.status();
+    if (!decoder.ok()) continue;
+    Recorder events;
+    EXPECT_TRUE((*decoder)->Decode(events).ok());
+    ExpectSameEvents(events, sequential_events, jobs);
+
+    options.jobs = jobs;
+    options.segment_bytes = segment_bytes;
+    auto parallel =
+        ProfileFolded(capture, timeline, resolver, namer, options, true);
+    EXPECT_TRUE(parallel.ok()) << parallel.status();
+    if (!parallel.ok()) continue;
+    EXPECT_EQ(parallel->instructions, sequential->instructions);
+    EXPECT_EQ(parallel->profile_text, sequential->profile_text)
+        << "jobs " << jobs;
+    EXPECT_EQ(parallel->folded, sequential->folded) << "jobs " << jobs;
+  }
+  return sequential->folded;
+}
+
+TEST(ParallelFoldedTest, CountedCaptureMatchesSequentialAndTruth) {
+  const std::string dir = testing::SourceDir() + "/testdata/decode/counted.hwt";
+  auto capture = capture::OpenCapture(dir, capture::InputOptions());
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  std::vector<std::string> warnings;
+  auto symbols = report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+  ASSERT_TRUE(symbols.ok()) << symbols.status();
+  const report::FrameNamer namer = MakeNamer(symbols->get(), *timeline);
+  const std::string folded =
+      ExpectParallelSame(**capture, *timeline, **symbols, namer, 16);
+  auto truth = ReadFileToString(dir + "/truth/folded.txt");
+  ASSERT_TRUE(truth.ok()) << truth.status();
+  EXPECT_EQ(folded, *truth);
+}
+
+TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
+  auto dir = TempDir::Create("hwt-parallel-folded");
+  ASSERT_TRUE(dir.ok());
+  pt::SyntheticCaptureOptions options;
+  options.instructions = 2'000'000;
+  options.encoder.psb_period = 512;
+  options.program.recursive_functions = 2;
+  options.program.max_recursion_depth = 100;
+  auto synthetic = pt::WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  ASSERT_GT(synthetic->encoder.psbs, 100u);
+  std::vector<analysis::FunctionRange> ranges;
+  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+    ranges.push_back({fn.start, fn.end});
+  }
+  RangeResolver resolver(ranges);
+  const report::FrameNamer namer = MakeNamer(nullptr, synthetic->timeline);
+  const std::string folded = ExpectParallelSame(
+      *synthetic->capture, synthetic->timeline, resolver, namer, 4096);
+  // Real call stacks: many distinct stacks, some deep.
+  EXPECT_GT(std::count(folded.begin(), folded.end(), '\n'), 20);
+}
+
+}  // namespace
+}  // namespace hwt::bench
