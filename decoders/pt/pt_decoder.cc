@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
@@ -178,35 +180,69 @@ absl::Status CheckChunks(const std::string& path, const MappedFile& file,
 }
 
 // Holds each segment's events until its turn, then hands them to the sink
-// in batches (Decode() with jobs > 1).
+// (Decode() with jobs > 1). Events are kept in chunks of one batch that are
+// recycled, so that holding them costs neither reallocation nor fresh pages.
 class BufferingConsumer : public SegmentConsumer {
  public:
   BufferingConsumer(EventSink& sink, size_t batch_size)
       : sink_(sink), batch_size_(std::max<size_t>(batch_size, 1)) {}
 
   std::unique_ptr<EventSink> StartSegment(uint32_t stream) override {
-    return std::make_unique<Buffer>();
+    return std::make_unique<Buffer>(this);
   }
   void CommitSegment(uint32_t stream,
                      std::unique_ptr<EventSink> segment) override {
-    const std::vector<Event>& events =
-        static_cast<Buffer*>(segment.get())->events;
-    for (size_t i = 0; i < events.size(); i += batch_size_) {
-      sink_.OnEvents(stream, absl::MakeConstSpan(events).subspan(
-                                 i, std::min(batch_size_, events.size() - i)));
+    for (const std::vector<Event>& chunk :
+         static_cast<Buffer*>(segment.get())->chunks) {
+      if (!chunk.empty()) sink_.OnEvents(stream, absl::MakeConstSpan(chunk));
     }
   }
   void EndStream(uint32_t stream) override { sink_.OnStreamEnd(stream); }
 
  private:
   struct Buffer : public EventSink {
-    void OnEvents(uint32_t, absl::Span<const Event> more) override {
-      events.insert(events.end(), more.begin(), more.end());
+    explicit Buffer(BufferingConsumer* owner) : owner(owner) {}
+    ~Buffer() override {
+      std::lock_guard<std::mutex> lock(owner->mutex_);
+      for (std::vector<Event>& chunk : chunks) {
+        chunk.clear();
+        owner->free_.push_back(std::move(chunk));
+      }
     }
-    std::vector<Event> events;
+    void OnEvents(uint32_t, absl::Span<const Event> more) override {
+      while (!more.empty()) {
+        if (chunks.empty() || chunks.back().size() == owner->batch_size_) {
+          chunks.push_back(owner->NewChunk());
+        }
+        std::vector<Event>& chunk = chunks.back();
+        const size_t n =
+            std::min(more.size(), owner->batch_size_ - chunk.size());
+        chunk.insert(chunk.end(), more.begin(), more.begin() + n);
+        more.remove_prefix(n);
+      }
+    }
+    BufferingConsumer* owner;
+    std::vector<std::vector<Event>> chunks;
   };
+
+  std::vector<Event> NewChunk() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::vector<Event> chunk = std::move(free_.back());
+        free_.pop_back();
+        return chunk;
+      }
+    }
+    std::vector<Event> chunk;
+    chunk.reserve(batch_size_);
+    return chunk;
+  }
+
   EventSink& sink_;
   size_t batch_size_;
+  std::mutex mutex_;
+  std::vector<std::vector<Event>> free_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Stitching PSB segments; see pt_seam.h.
 #include "decoders/pt/pt_seam.h"
 
+#include <algorithm>
+
 #include "decoders/pt/pt_events.h"
 #include "decoders/pt/pt_segment_decoder.h"
 #include "decoders/pt/pt_sync.h"
@@ -61,6 +63,19 @@ void SegmentOutput::SetBoundaries(std::vector<uint64_t> boundaries,
 
 void SegmentOutput::OnEvents(uint32_t stream, absl::Span<const Event> events) {
   stream_ = stream;
+  if (!done_ && tail_.empty() && pending_.empty()) {
+    // The common case: nothing held back and every event before the next
+    // boundary (what Process() would do, without copying).
+    const bool before_boundary =
+        target_ >= boundaries_.size() ||
+        std::all_of(events.begin(), events.end(), [&](const Event& e) {
+          return e.offset < boundaries_[target_];
+        });
+    if (before_boundary) {
+      if (!events.empty()) Deliver(events.data(), events.size());
+      return;
+    }
+  }
   for (const Event& event : events) {
     if (done_) break;
     Process(event);
