@@ -69,6 +69,11 @@ absl::StatusOr<DecodeResult> DecodeStats(
   for (const StreamStats& stats : result.stats) {
     result.instructions += stats.instructions;
   }
+  if (auto* pt = dynamic_cast<pt::PtDecoder*>(decoder.get())) {
+    result.segments = pt->segment_counts().segments;
+    result.committed = pt->segment_counts().committed;
+    result.dropped = pt->segment_counts().dropped;
+  }
   return result;
 }
 

@@ -41,6 +41,8 @@ report::FrameNamer MakeNamer(symbolizer::Symbolizer* symbols,
 struct DecodeResult {
   std::vector<StreamStats> stats;
   uint64_t instructions = 0;
+  // Intel PT with jobs > 1: the PSB segments planned, committed, dropped.
+  uint64_t segments = 0, committed = 0, dropped = 0;
 };
 
 // hwt-decode --stats: every event into a null sink, the statistics kept.

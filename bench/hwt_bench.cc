@@ -1,0 +1,511 @@
+// The benchmark suite's main program (scripts/bench.sh runs it): for every
+// trace, the bare libipt block decoder (baseline: shared image section
+// cache, no output) and then our pipelines on the same data in the same
+// process, each repeated and reported by its best wall time: MiB/s,
+// M instructions/s, instructions per trace byte, peak memory and the speed
+// ratio against the baseline. Parallel results are checked against jobs 1
+// (the folded stacks must be byte-identical) and the program fails on a
+// mismatch. Also CoreSight: our decoder against OpenCSD's trc_pkt_lister on
+// a snapshot.
+//
+//   hwt_bench [--data DIR] [--synthetic-mib N]... [--capture PATH]...
+//             [--coresight SNAPSHOT_DIR] [--reps N] [--jobs N] [--only TEXT]
+//             [--synthetic-folded]
+#include <fcntl.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "bench/bench_pipeline.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/pt/pt_synthetic_capture.h"
+#include "report/symbol_names.h"
+
+extern char** environ;
+
+namespace hwt::bench {
+namespace {
+
+// ---- measuring ----
+
+double WallSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double CpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// Peak resident memory over a stretch of the run: VmHWM after resetting it
+// (includes the pages of the mapped trace and images that were touched,
+// which the kernel can drop at will), and the peak of anonymous memory
+// (resident minus file-backed, sampled every 10 ms: heap, stacks, caches).
+class PeakMemory {
+ public:
+  PeakMemory() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    sampler_ = std::thread([this] {
+      while (!stop_) {
+        Sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+  ~PeakMemory() { Stop(); }
+  void Stop() {
+    if (sampler_.joinable()) {
+      stop_ = true;
+      sampler_.join();
+      Sample();
+    }
+  }
+  double hwm_mib() const { return ReadStatusKib("VmHWM:") / 1024.0; }
+  double anon_mib() const { return peak_anon_pages_ * page_kib_ / 1024.0; }
+
+ private:
+  void Sample() {
+    std::ifstream statm("/proc/self/statm");
+    uint64_t size = 0, resident = 0, shared = 0;
+    statm >> size >> resident >> shared;
+    const uint64_t anon = resident > shared ? resident - shared : 0;
+    if (anon > peak_anon_pages_) peak_anon_pages_ = anon;
+  }
+  static uint64_t ReadStatusKib(const std::string& key) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind(key, 0) == 0)
+        return std::strtoull(line.c_str() + key.size(), nullptr, 10);
+    }
+    return 0;
+  }
+  std::thread sampler_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> peak_anon_pages_{0};
+  const double page_kib_ = sysconf(_SC_PAGESIZE) / 1024.0;
+};
+
+struct Measurement {
+  double wall = 1e30;  // best of the repetitions
+  double wall_median = 0;
+  double cpu = 0;  // of the best repetition
+  uint64_t instructions = 0;
+  double hwm_mib = 0;   // max over repetitions
+  double anon_mib = 0;  // max over repetitions
+};
+
+// Runs `run` (returns instructions, or nullopt on failure) `reps` times.
+std::optional<Measurement> Measure(
+    int reps, const std::function<std::optional<uint64_t>()>& run) {
+  Measurement m;
+  std::vector<double> walls;
+  for (int i = 0; i < reps; ++i) {
+    malloc_trim(0);  // what earlier cases freed does not count here
+    PeakMemory peak;
+    const double wall0 = WallSeconds(), cpu0 = CpuSeconds();
+    const std::optional<uint64_t> instructions = run();
+    const double wall = WallSeconds() - wall0, cpu = CpuSeconds() - cpu0;
+    peak.Stop();
+    if (!instructions) return std::nullopt;
+    walls.push_back(wall);
+    if (wall < m.wall) {
+      m.wall = wall;
+      m.cpu = cpu;
+    }
+    m.instructions = *instructions;
+    m.hwm_mib = std::max(m.hwm_mib, peak.hwm_mib());
+    m.anon_mib = std::max(m.anon_mib, peak.anon_mib());
+  }
+  std::sort(walls.begin(), walls.end());
+  m.wall_median = walls[walls.size() / 2];
+  return m;
+}
+
+// ---- the table ----
+
+void PrintHeader() {
+  printf("  %-34s %8s %8s %8s %8s %8s %7s %9s %9s %7s\n", "case", "best s",
+         "median s", "cpu s", "MiB/s", "Minsn/s", "insn/B", "peakRSS",
+         "peakAnon", "vs base");
+}
+
+void PrintRow(const std::string& name, const Measurement& m, uint64_t bytes,
+              double baseline_wall) {
+  const double mib = bytes / 1048576.0;
+  printf("  %-34s %8.3f %8.3f %8.3f %8.1f %8.1f %7.2f %8.0fM %8.0fM %6.2fx\n",
+         name.c_str(), m.wall, m.wall_median, m.cpu, mib / m.wall,
+         m.instructions / m.wall / 1e6,
+         static_cast<double>(m.instructions) / std::max<uint64_t>(bytes, 1),
+         m.hwm_mib, m.anon_mib, baseline_wall > 0 ? baseline_wall / m.wall : 0);
+  fflush(stdout);
+}
+
+struct Settings {
+  std::string data_dir = "/tmp/hwt-bench-data";
+  std::vector<double> synthetic_mib;
+  std::vector<std::string> captures;
+  std::string coresight;
+  int reps = 3;
+  int jobs = 0;
+  std::string only;
+  bool synthetic_folded = false;
+};
+
+bool Wanted(const Settings& settings, const std::string& name) {
+  return settings.only.empty() || name.find(settings.only) != std::string::npos;
+}
+
+int failures = 0;
+
+void Fail(const std::string& message) {
+  fprintf(stderr, "hwt_bench: %s\n", message.c_str());
+  ++failures;
+}
+
+// ---- PT ----
+
+struct PtInput {
+  std::string name;
+  const capture::Capture* capture = nullptr;
+  const capture::AddressSpaceTimeline* timeline = nullptr;
+  analysis::FunctionResolver* resolver = nullptr;
+  report::FrameNamer namer;
+};
+
+void RunPtCases(const Settings& settings, const PtInput& input) {
+  uint64_t bytes = 0;
+  for (const auto& buffer : input.capture->manifest().buffers) {
+    bytes += buffer.size;
+  }
+  const int jobs =
+      settings.jobs > 0
+          ? settings.jobs
+          : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  printf("\ntrace %s: %.1f MiB in %zu buffer(s)\n", input.name.c_str(),
+         bytes / 1048576.0, input.capture->manifest().buffers.size());
+  PrintHeader();
+
+  const auto baseline =
+      Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+        auto result = BareLibipt(*input.capture, *input.timeline);
+        if (!result.ok()) {
+          Fail(std::string(result.status().message()));
+          return std::nullopt;
+        }
+        return result->instructions;
+      });
+  if (!baseline) return;
+  PrintRow("libipt block decoder (baseline)", *baseline, bytes, baseline->wall);
+
+  auto check_count = [&](const std::string& name, uint64_t instructions) {
+    if (instructions != baseline->instructions) {
+      printf("  note: %s counts %llu instructions, bare libipt %llu\n",
+             name.c_str(), static_cast<unsigned long long>(instructions),
+             static_cast<unsigned long long>(baseline->instructions));
+    }
+  };
+  for (int j : {1, jobs}) {
+    const std::string name = absl::StrFormat("decode --stats, jobs %d", j);
+    if (!Wanted(settings, "stats")) break;
+    DecoderOptions options;
+    options.jobs = j;
+    DecodeResult last;
+    const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+      auto result = DecodeStats(*input.capture, *input.timeline, options);
+      if (!result.ok()) {
+        Fail(std::string(result.status().message()));
+        return std::nullopt;
+      }
+      last = *result;
+      return result->instructions;
+    });
+    if (!m) continue;
+    PrintRow(name, *m, bytes, baseline->wall);
+    if (last.segments > 1) {
+      printf("  (%llu PSB segments: %llu committed, %llu dropped)\n",
+             static_cast<unsigned long long>(last.segments),
+             static_cast<unsigned long long>(last.committed),
+             static_cast<unsigned long long>(last.dropped));
+    }
+    check_count(name, m->instructions);
+    if (j == jobs) break;
+  }
+  if (!Wanted(settings, "folded") || input.resolver == nullptr) return;
+  std::string folded_jobs1;
+  for (int j : {1, jobs}) {
+    const std::string name = absl::StrFormat("report --folded, jobs %d", j);
+    analysis::CaptureProfileOptions options;
+    options.jobs = j;
+    std::string folded;
+    const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+      auto result = ProfileFolded(*input.capture, *input.timeline,
+                                  *input.resolver, input.namer, options);
+      if (!result.ok()) {
+        Fail(std::string(result.status().message()));
+        return std::nullopt;
+      }
+      folded = std::move(result->folded);
+      return result->instructions;
+    });
+    if (!m) continue;
+    PrintRow(name, *m, bytes, baseline->wall);
+    check_count(name, m->instructions);
+    if (j == 1) {
+      folded_jobs1 = folded;
+      size_t lines = 0, deepest = 0, depth = 1;
+      for (char c : folded) {
+        if (c == ';') ++depth;
+        if (c == '\n') {
+          ++lines;
+          deepest = std::max(deepest, depth);
+          depth = 1;
+        }
+      }
+      printf("  folded stacks: %zu lines, deepest %zu frames\n", lines,
+             deepest);
+      if (const char* out = getenv("HWT_BENCH_FOLDED_OUT")) {
+        std::ofstream(out) << folded;
+      }
+    } else if (folded != folded_jobs1) {
+      Fail(absl::StrFormat("%s: folded stacks of jobs %d differ from jobs 1",
+                           input.name, j));
+    } else {
+      printf("  folded stacks of jobs %d == jobs 1 (%zu bytes)\n", j,
+             folded.size());
+    }
+    if (j == jobs) break;
+  }
+}
+
+void RunSynthetic(const Settings& settings, double mib) {
+  const std::string dir =
+      absl::StrFormat("%s/synthetic-%gMiB", settings.data_dir, mib);
+  pt::SyntheticCaptureOptions options;
+  options.target_bytes = static_cast<uint64_t>(mib * 1048576);
+  // A call graph with a bounded number of distinct stacks, like a real
+  // program's (the default synthetic program's random call DAG with
+  // recursion has a number of distinct stacks that grows with the trace,
+  // and so do the profile and the folded output).
+  options.program.functions = 12;
+  options.program.recursive_functions = 0;
+  absl::StatusOr<pt::SyntheticCapture> synthetic =
+      pt::OpenSyntheticCapture(dir, options.program);
+  if (!synthetic.ok()) {
+    mkdir(settings.data_dir.c_str(), 0755);
+    mkdir(dir.c_str(), 0755);
+    printf("\ngenerating a %g MiB synthetic trace in %s ...\n", mib,
+           dir.c_str());
+    fflush(stdout);
+    synthetic = pt::WriteSyntheticCapture(dir, options);
+  }
+  if (!synthetic.ok()) {
+    Fail(std::string(synthetic.status().message()));
+    return;
+  }
+  std::vector<analysis::FunctionRange> ranges;
+  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+    ranges.push_back({fn.start, fn.end});
+  }
+  RangeResolver resolver(ranges);
+  PtInput input;
+  // The synthetic programs' "call next; pop" idiom is taken for a call that
+  // never returns by the stack analysis, so their stacks grow with the trace
+  // (and the profile with them): the folded case is off unless asked for.
+  if (settings.synthetic_folded) input.resolver = &resolver;
+  input.name = absl::StrFormat("synthetic %g MiB", mib);
+  input.capture = synthetic->capture.get();
+  input.timeline = &synthetic->timeline;
+  input.namer = MakeNamer(nullptr, synthetic->timeline);
+  RunPtCases(settings, input);
+}
+
+void RunCapture(const Settings& settings, const std::string& path) {
+  auto capture = capture::OpenCapture(path, capture::InputOptions());
+  if (!capture.ok()) {
+    Fail(std::string(capture.status().message()));
+    return;
+  }
+  auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+  if (!timeline.ok()) {
+    Fail(std::string(timeline.status().message()));
+    return;
+  }
+  std::vector<std::string> warnings;
+  auto symbols = report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+  if (!symbols.ok()) {
+    Fail(std::string(symbols.status().message()));
+    return;
+  }
+  if ((*capture)->manifest().backend != capture::Backend::kPt) {
+    Fail(path + ": not an Intel PT capture");
+    return;
+  }
+  PtInput input;
+  input.name = path;
+  input.capture = capture->get();
+  input.timeline = &*timeline;
+  input.resolver = symbols->get();
+  input.namer = MakeNamer(symbols->get(), *timeline);
+  RunPtCases(settings, input);
+}
+
+// ---- CoreSight ----
+
+// Wall seconds of a command with its output thrown away.
+std::optional<double> TimeCommand(const std::vector<std::string>& argv) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const double start = WallSeconds();
+  pid_t pid = 0;
+  const int error =
+      posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) return std::nullopt;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return WallSeconds() - start;
+}
+
+void RunCoreSight(const Settings& settings) {
+  auto capture =
+      capture::OpenCapture(settings.coresight, capture::InputOptions());
+  if (!capture.ok()) {
+    Fail(std::string(capture.status().message()));
+    return;
+  }
+  auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+  if (!timeline.ok()) {
+    Fail(std::string(timeline.status().message()));
+    return;
+  }
+  uint64_t bytes = 0;
+  for (const auto& buffer : (*capture)->manifest().buffers)
+    bytes += buffer.size;
+  printf("\nCoreSight snapshot %s: %.2f MiB of trace\n",
+         settings.coresight.c_str(), bytes / 1048576.0);
+  PrintHeader();
+  std::optional<Measurement> lister;
+  {
+    Measurement m;
+    std::vector<double> walls;
+    for (int i = 0; i < settings.reps; ++i) {
+      const auto wall =
+          TimeCommand({"trc_pkt_lister", "-ss_dir", settings.coresight,
+                       "-decode", "-no_time_print"});
+      if (!wall) break;
+      walls.push_back(*wall);
+    }
+    if (!walls.empty()) {
+      std::sort(walls.begin(), walls.end());
+      m.wall = walls.front();
+      m.wall_median = walls[walls.size() / 2];
+      lister = m;
+    } else {
+      printf("  trc_pkt_lister not available or failed: no reference time\n");
+    }
+  }
+  DecoderOptions options;
+  options.jobs = 1;
+  const auto ours = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+    auto result = DecodeStats(**capture, *timeline, options);
+    if (!result.ok()) {
+      Fail(std::string(result.status().message()));
+      return std::nullopt;
+    }
+    return result->instructions;
+  });
+  if (lister) {
+    lister->instructions = ours ? ours->instructions : 0;
+    printf(
+        "  (trc_pkt_lister: wall time of the process, output to /dev/null;"
+        " its instruction count taken from ours)\n");
+    PrintRow("trc_pkt_lister -decode (baseline)", *lister, bytes, lister->wall);
+  }
+  if (ours) {
+    PrintRow("hwt decode --stats", *ours, bytes, lister ? lister->wall : 0);
+  }
+}
+
+int Main(int argc, char** argv) {
+  Settings settings;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "hwt_bench: %s needs a value\n", arg.c_str());
+        exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--data") {
+      settings.data_dir = value();
+    } else if (arg == "--synthetic-mib") {
+      settings.synthetic_mib.push_back(std::atof(value().c_str()));
+    } else if (arg == "--capture") {
+      settings.captures.push_back(value());
+    } else if (arg == "--coresight") {
+      settings.coresight = value();
+    } else if (arg == "--reps") {
+      settings.reps = std::max(1, std::atoi(value().c_str()));
+    } else if (arg == "--jobs") {
+      settings.jobs = std::atoi(value().c_str());
+    } else if (arg == "--synthetic-folded") {
+      settings.synthetic_folded = true;
+    } else if (arg == "--only") {
+      settings.only = value();
+    } else {
+      fprintf(stderr,
+              "usage: hwt_bench [--data DIR] [--synthetic-mib N]... "
+              "[--capture PATH]... [--coresight SNAPSHOT] [--reps N] "
+              "[--jobs N] [--only TEXT] [--synthetic-folded]\n");
+      return 2;
+    }
+  }
+  if (settings.synthetic_mib.empty() && settings.captures.empty() &&
+      settings.coresight.empty()) {
+    settings.synthetic_mib.push_back(16);
+  }
+  printf(
+      "hwt_bench: %u cores, %d repetitions per case (best and median wall "
+      "time; MiB/s and Minsn/s from the best), vs base = baseline wall / "
+      "case wall\n",
+      std::thread::hardware_concurrency(), settings.reps);
+  for (double mib : settings.synthetic_mib) RunSynthetic(settings, mib);
+  for (const std::string& path : settings.captures) RunCapture(settings, path);
+  if (!settings.coresight.empty()) RunCoreSight(settings);
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace hwt::bench
+
+int main(int argc, char** argv) { return hwt::bench::Main(argc, argv); }
