@@ -9,8 +9,10 @@
 //   block that leads up to the PSB+'s FUP address (if the flow was not there
 //   yet) and the events bound to that address (exec mode, paging) follow.
 //   A segment decoder therefore leaves out its kSync and its leading
-//   unbound status events (IsLeadingStatusEvent); what remains, its head,
-//   starts at the first instruction-bound event or block.
+//   unbound status events (IsLeadingStatusEvent), and a leading kEnabled
+//   (its kPtResumed flag depends on where tracing stopped before the PSB);
+//   what remains, its head, starts at the first instruction-bound event or
+//   block.
 // - The decoder of the previous segment runs on past the PSB (its flow goes
 //   through it like a sequential decoder's) and compares what it produces
 //   from the PSB on with the next segment's head. The seam is where

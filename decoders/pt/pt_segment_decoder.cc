@@ -345,8 +345,12 @@ void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
   }
   if (leading_) {
     // A segment leaves out the PSB+ status events that do not bind to an
-    // instruction until its first other event (pt_seam.h).
+    // instruction until its first other event (pt_seam.h), and an enable
+    // among them: whether it resumes where tracing stopped depends on the
+    // trace before the segment, which the previous segment's decoder
+    // reports instead.
     if (IsLeadingStatusEvent(event)) return;
+    if (event.kind == EventKind::kEnabled) return;
     leading_ = false;
   }
   out_->Add(event);
