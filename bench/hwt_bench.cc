@@ -418,9 +418,9 @@ void RunCoreSight(const Settings& settings) {
     Measurement m;
     std::vector<double> walls;
     for (int i = 0; i < settings.reps; ++i) {
-      const auto wall =
-          TimeCommand({"trc_pkt_lister", "-ss_dir", settings.coresight,
-                       "-decode", "-no_time_print"});
+      const auto wall = TimeCommand(
+          {"trc_pkt_lister", "-ss_dir", settings.coresight, "-decode",
+           "-no_time_print", "-logfilename", "/dev/null"});
       if (!wall) break;
       walls.push_back(*wall);
     }
