@@ -108,14 +108,35 @@ TEST(ParallelFoldedTest, CountedCaptureMatchesSequentialAndTruth) {
   EXPECT_EQ(folded, *truth);
 }
 
+// CoreSight decodes each stream as one segment (TraceDecoder's default
+// DecodeSegments): profiling with jobs > 1 goes through the segment builders
+// and the merger and must still give exactly the jobs 1 profile.
+TEST(ParallelFoldedTest, CoreSightSnapshotsMatchSequential) {
+  HWT_REQUIRE_CORPUS(corpus);
+  for (const char* name : {"trace_cov_a15", "juno_r1_1"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = corpus + "/opencsd/snapshots/" + name;
+    auto capture = capture::OpenCapture(dir, capture::InputOptions());
+    ASSERT_TRUE(capture.ok()) << capture.status();
+    auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+    ASSERT_TRUE(timeline.ok()) << timeline.status();
+    std::vector<std::string> warnings;
+    auto symbols =
+        report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+    ASSERT_TRUE(symbols.ok()) << symbols.status();
+    const std::string folded =
+        ExpectParallelSame(**capture, *timeline, **symbols,
+                           MakeNamer(symbols->get(), *timeline), 0);
+    EXPECT_FALSE(folded.empty());
+  }
+}
+
 TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
   auto dir = TempDir::Create("hwt-parallel-folded");
   ASSERT_TRUE(dir.ok());
   pt::SyntheticCaptureOptions options;
-  options.instructions = 2'000'000;
+  options.instructions = 1'000'000;
   options.encoder.psb_period = 512;
-  options.program.recursive_functions = 2;
-  options.program.max_recursion_depth = 100;
   auto synthetic = pt::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   ASSERT_GT(synthetic->encoder.psbs, 100u);
