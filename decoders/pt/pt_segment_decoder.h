@@ -1,7 +1,8 @@
 // Decodes one stretch of a PT buffer chunk with libipt's block decoder into
 // events: either a whole chunk (the sequential decoder) or a PSB-delimited
-// segment of it (parallel decoding, pt_parallel.h). See pt_decoder.h for the event mapping, error handling and
-// address-space rules, which are the same for both.
+// segment of it (parallel decoding, pt_parallel.h). See pt_decoder.h for the
+// event mapping, error handling and address-space rules, which are the same for
+// both.
 //
 // A segment that starts at a PSB in the middle of a chunk is decoded as if
 // the decoder had synchronised there (pt_blk_sync_set); its output leaves
