@@ -152,5 +152,39 @@ TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
   EXPECT_GT(std::count(folded.begin(), folded.end(), '\n'), 20);
 }
 
+// hwt-report's filters (CaptureProfileOptions::keep, here a window of trace
+// offsets) apply to each segment's events: the same profile as jobs 1.
+TEST(ParallelFoldedTest, KeepFilterGivesTheSameProfile) {
+  auto dir = TempDir::Create("hwt-parallel-folded");
+  ASSERT_TRUE(dir.ok());
+  pt::SyntheticCaptureOptions options;
+  options.instructions = 500'000;
+  options.encoder.psb_period = 512;
+  auto synthetic = pt::WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  std::vector<analysis::FunctionRange> ranges;
+  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+    ranges.push_back({fn.start, fn.end});
+  }
+  RangeResolver resolver(ranges);
+  const report::FrameNamer namer = MakeNamer(nullptr, synthetic->timeline);
+  const uint64_t size = synthetic->capture->manifest().buffers[0].size;
+  analysis::CaptureProfileOptions profile_options;
+  profile_options.keep = [size](uint32_t, const Event& e) {
+    return e.offset >= size / 4 && e.offset < 3 * size / 4;
+  };
+  auto sequential = ProfileFolded(*synthetic->capture, synthetic->timeline,
+                                  resolver, namer, profile_options, true);
+  ASSERT_TRUE(sequential.ok()) << sequential.status();
+  profile_options.jobs = 2;
+  profile_options.segment_bytes = 4096;
+  auto parallel = ProfileFolded(*synthetic->capture, synthetic->timeline,
+                                resolver, namer, profile_options, true);
+  ASSERT_TRUE(parallel.ok()) << parallel.status();
+  EXPECT_FALSE(sequential->folded.empty());
+  EXPECT_EQ(parallel->profile_text, sequential->profile_text);
+  EXPECT_EQ(parallel->folded, sequential->folded);
+}
+
 }  // namespace
 }  // namespace hwt::bench
