@@ -155,6 +155,43 @@ TEST(HwtReportTest, FoldedEqualsHandCountedStacks) {
   }
 }
 
+uint64_t FoldedTotal(const std::string& folded) {
+  uint64_t total = 0;
+  for (const auto& [stack, count] : Lines(folded, 1)) {
+    uint64_t n = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(count, &n)) << stack;
+    total += n;
+  }
+  return total;
+}
+
+// --range and --time keep part of the execution: split anywhere, the two
+// parts hold every one of the 79 instructions exactly once. The trace's
+// packets (counted.packets.txt) run from 0x27 to 0x3f, its TSC starts at
+// 0x10000000 and advances 79 ticks. --thread 0 is the whole (one-stream)
+// capture.
+TEST(HwtReportTest, RangeAndTimeFiltersPartitionTheExecution) {
+  for (const char* at : {"0x27", "0x30", "0x36", "0x3a", "0x40"}) {
+    auto before = Report({"--folded", "--range", std::string(":") + at});
+    auto after = Report({"--folded", "--range", std::string(at) + ":"});
+    ASSERT_EQ(before.exit_code, 0) << before.err;
+    ASSERT_EQ(after.exit_code, 0) << after.err;
+    EXPECT_EQ(FoldedTotal(before.out) + FoldedTotal(after.out), 79u) << at;
+  }
+  EXPECT_EQ(FoldedTotal(Report({"--folded", "--range", "0x30:0x3a"}).out), 28u);
+  for (const char* at :
+       {"0x10000000", "0x10000010", "0x10000040", "0x10000100"}) {
+    auto before = Report({"--folded", "--time", std::string(":") + at});
+    auto after = Report({"--folded", "--time", std::string(at) + ":"});
+    ASSERT_EQ(before.exit_code, 0) << before.err;
+    EXPECT_EQ(FoldedTotal(before.out) + FoldedTotal(after.out), 79u) << at;
+  }
+  EXPECT_EQ(FoldedTotal(Report({"--folded", "--time", ":0x10000100"}).out),
+            79u);
+  EXPECT_EQ(Report({"--folded", "--thread", "0"}).out,
+            Report({"--folded"}).out);
+}
+
 // The end-to-end tests' form: a raw trace with its CPU and image.
 TEST(HwtReportTest, RawTraceWithCpuAndImage) {
   const std::string image = ProgramImage();
