@@ -58,21 +58,24 @@ std::string FoldedStacks(const CallTree& tree, const FrameNamer& namer,
     if (n.frame.kind == FrameKind::kGap) continue;
     uint64_t weight = by_time ? n.self_time : n.self_insns;
     if (inlines != nullptr && weight != 0) {
+      // Summed per inline suffix first, so that a node's path is copied once
+      // per distinct suffix, not once per address (deep stacks are long).
+      absl::flat_hash_map<std::string, uint64_t> by_suffix;
       uint64_t covered = 0;
       for (const analysis::AddressCount& a : analysis::NodeInstructionCounts(
                *inlines->profile, tree, i, *inlines->expansion)) {
         covered += a.count;
-        const std::vector<std::string> frames =
-            inlines->frames(a.image, a.vaddr);
-        if (frames.empty()) {
-          stacks.emplace_back(path, a.count);
-        } else {
-          stacks.emplace_back(
-              absl::StrCat(path, ";", absl::StrJoin(frames, ";")), a.count);
-        }
+        by_suffix[absl::StrJoin(inlines->frames(a.image, a.vaddr), ";")] +=
+            a.count;
       }
       // Instructions of blocks that could not be expanded stay on the node.
-      weight = weight > covered ? weight - covered : 0;
+      by_suffix[""] += weight > covered ? weight - covered : 0;
+      for (const auto& [suffix, count] : by_suffix) {
+        if (count == 0) continue;
+        stacks.emplace_back(
+            suffix.empty() ? path : absl::StrCat(path, ";", suffix), count);
+      }
+      continue;
     }
     if (weight != 0) stacks.emplace_back(path, weight);
   }

@@ -57,6 +57,7 @@ struct Options {
   std::string flame, folded, speedscope, callgraph;
   bool icicle = false;
   std::string title;
+  std::string count_name;
   std::string min_width = "0.1";
   size_t top = 0;
   bool hot = false;
@@ -199,7 +200,8 @@ int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
     flame.subtitle = absl::StrCat(BaseName(options.input.input), ": ",
                                   report::Thousands(result->profile.samples),
                                   " samples by image and function");
-    flame.count_name = "samples";
+    flame.count_name =
+        options.count_name.empty() ? "samples" : options.count_name;
     flame.inverted = options.icicle;
     if (!ParseMinWidth(options.min_width, flame.width, &flame.min_width)) {
       return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
@@ -410,7 +412,8 @@ int Run(const Options& options) {
                   : options.icicle       ? "Icicle Graph"
                                          : "Flame Graph";
     flame.subtitle = subtitle;
-    flame.count_name = unit.name;
+    flame.count_name =
+        options.count_name.empty() ? unit.name : options.count_name;
     flame.scale = unit.scale;
     flame.inverted = options.icicle;
     flame.min_width = min_width_px;
@@ -623,6 +626,10 @@ int main(int argc, char** argv) {
                "flame graph upside down (root at the top)")
       ->group("Flame graph");
   app.add_option("--title", options.title, "flame graph title")
+      ->group("Flame graph");
+  app.add_option("--count-name", options.count_name,
+                 "what the counts are called in tooltips (default: "
+                 "instructions, ns, ticks or samples)")
       ->group("Flame graph");
   app.add_option("--min-width", options.min_width,
                  "leave out frames narrower than PIXELS (or PERCENT%)")
