@@ -99,7 +99,10 @@ struct Event {
   uint64_t next_ip = 0;  // kBlock: address after the last instruction (the
                          // return address of a call); 0 when unknown
   uint64_t offset = 0;   // trace offset (in the buffer's raw file) of the
-                         // packet that produced this event
+                         // packet that produced this event. A mapping
+                         // record at trace position P applies to events
+                         // with offset > P (the packet at P was already
+                         // written when the record was read).
   uint64_t time = 0;     // timestamp in effect (0 = no timing in the trace)
   uint64_t value = 0;    // kind specific, see EventKind
   uint32_t code = 0;     // kind specific, see EventKind

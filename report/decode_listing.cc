@@ -140,7 +140,10 @@ void DecodeListing::OnEvents(uint32_t stream, absl::Span<const Event> events) {
   if (options_.stream && *options_.stream != stream) return;
   StreamState& state = State(stream);
   for (const Event& event : events) {
-    state.memory.AdvanceTo(event.offset);
+    // A mapping change recorded at trace position P applies to events after
+    // P, not at it (decoders/event.h): a block whose packet sits exactly at
+    // an exec's position still ran in the old image.
+    if (event.offset > 0) state.memory.AdvanceTo(event.offset - 1);
     if (event.kind == EventKind::kBlock) {
       Block(stream, state, event);
     } else {
