@@ -12,6 +12,7 @@ Pending StackMachine::PendingAfter(BranchKind end, uint64_t next_ip,
     case BranchKind::kCallIndirect:
       p.kind = PendingKind::kCall;
       p.ra = after;
+      p.from_block = block;
       break;
     case BranchKind::kReturn:
       p.kind = PendingKind::kReturn;
@@ -70,6 +71,7 @@ void StackMachine::ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
       // A callee that ran untraced (tracing was off until the call returned)
       // leaves no frame.
       if (t.disabled && target.ip == ra) return;
+      if (IsReadOfTheInstructionPointer(from_block, ra, target)) return;
       Push(t, target, ra, /*far=*/false, /*call=*/true);
       return;
     case PendingKind::kReturn:
@@ -84,6 +86,18 @@ void StackMachine::ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
     default:
       return;
   }
+}
+
+// `call next; pop reg` inside one symbol's code reads the instruction
+// pointer: no frame (nothing would ever return from it). A call to the next
+// instruction that is another function's entry is a real call.
+bool StackMachine::IsReadOfTheInstructionPointer(uint32_t from_block,
+                                                 uint64_t ra,
+                                                 const Target& target) const {
+  if (target.ip != ra || from_block == kNone) return false;
+  const FunctionId& caller = store_.blocks()[from_block].last_fn;
+  return caller.kind == FrameKind::kFunction &&
+         caller == store_.blocks()[target.block].fn;
 }
 
 void StackMachine::Return(ThreadState& t, const Target& target) {

@@ -144,6 +144,8 @@ class StackMachine {
   // Applies t.pending given that `target` ran next, records the block edge.
   void Transition(ThreadState& t, const Target& target);
   // The individual rules (used by Transition and by the merger).
+  bool IsReadOfTheInstructionPointer(uint32_t from_block, uint64_t ra,
+                                     const Target& target) const;
   void Return(ThreadState& t, const Target& target);
   void FarReturn(ThreadState& t, const Target& target);
   // A jump into another function: unwinds to that function's newest frame

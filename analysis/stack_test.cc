@@ -311,6 +311,20 @@ block 0x401009 0x401009 1 none
   EXPECT_EQ(run.stacks, (Stacks{{"main", 3}, {"main;foo", 6}}));
 }
 
+TEST(StackTest, CallToTheNextInstructionIsNoCall) {
+  // foo reads its address with `call next; pop`: no frame (it would never
+  // return), no call edge; foo's own return still goes back to main.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 2 call next=0x401109
+block 0x401109 0x40110c 2 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3}, {"main;foo", 4}}));
+  EXPECT_EQ(CallEdges(run),
+            (std::map<std::string, uint64_t>{{"main->foo", 1}}));
+}
+
 TEST(StackTest, SyscallLeavesTheStackAlone) {
   ScriptRun run = RunScript(R"(
 block 0x401000 0x401004 2 call next=0x401009

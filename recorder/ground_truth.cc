@@ -146,6 +146,15 @@ void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
     case x86::InsnClass::kCallIndirect: {
       uint64_t target =
           insn->cls == x86::InsnClass::kCall ? insn->target : next;
+      // `call next; pop reg` inside one symbol's code reads the instruction
+      // pointer: no call (a call to the next instruction that is another
+      // function's entry is one).
+      if (target == fall_through) {
+        const Place here = PlaceOf(ip);
+        if (here.key.symbol != nullptr && here.key == PlaceOf(target).key) {
+          return;
+        }
+      }
       const Place& place = PlaceOf(target);
       uint32_t caller = nodes_[stack_.back().node].name;
       uint32_t callee = FrameName(place);

@@ -167,14 +167,15 @@ TEST_F(GroundTruthTest, JumpsMatchTheHandCountedGolden) {
   // function on the stack and into a body without a frame, uncovered code.
   GroundTruth truth(Aliases());
   Record({Program("jumps_static")}, truth);
-  EXPECT_EQ(truth.instructions(), 42u);
+  EXPECT_EQ(truth.instructions(), 46u);
   EXPECT_EQ(truth.FoldedStacks(), Golden("jumps.folded"));
   EXPECT_EQ(truth.exit_status(), std::optional<int>(0));
   EXPECT_EQ(EdgesText(truth),
-            "[jumps_static+0x401060] e 1\n"
-            "_start a 1\n_start b 1\n_start c 1\n_start uncov_caller 1\n"
+            "[jumps_static+0x401065] e 1\n"
+            "_start a 1\n_start b 1\n_start c 1\n_start getpc 1\n"
+            "_start uncov_caller 1\n"
             "a a_inner 1\na_inner a_deep 1\nb b2 2\nc c2 1\n"
-            "uncov_caller [jumps_static+0x401060] 1\n");
+            "uncov_caller [jumps_static+0x401065] 1\n");
 }
 
 TEST_F(GroundTruthTest, FibCallEdgesAndRecursionDepth) {

@@ -3,7 +3,8 @@
 # result): a longjmp-style indirect jump into the body of a function on the
 # stack (unwinds), a jump to the entry of a function on the stack (a tail
 # call, not an unwind), a jump into the body of a function without a frame
-# (a tail call), and code no symbol covers, which never unwinds.
+# (a tail call), code no symbol covers, which never unwinds, and a call to
+# the next instruction (reading the instruction pointer), which is no call.
 
         .text
         .globl  _start
@@ -14,10 +15,11 @@ _start:
         call    b                       # 1
         call    c                       # 1
         call    uncov_caller            # 1
+        call    getpc                   # 1
         mov     $60, %eax               # 1 (exit)
         xor     %edi, %edi              # 1
         syscall                         # 1
-        .size   _start, .-_start        # _start: 8
+        .size   _start, .-_start        # _start: 9
 
         # a saves its stack pointer (setjmp); a_deep jumps back into a's
         # body (longjmp): a_inner and a_deep are unwound, a returns.
@@ -102,5 +104,15 @@ uncov_caller:
 e:
         jmp     .Luncov_body            # 1   e: 1
         .size   e, .-e
+
+        # getpc reads its own address the PIC way: the call to the next
+        # instruction pushes no frame and is no call edge.
+        .type   getpc, @function
+getpc:
+        call    .Lgetpc_next            # 1
+.Lgetpc_next:
+        pop     %rax                    # 1
+        ret                             # 1   getpc: 3
+        .size   getpc, .-getpc
 
         .section .note.GNU-stack,"",@progbits
