@@ -22,11 +22,14 @@ namespace {
 
 // Paths to remove when the process is interrupted. Signal handlers may only
 // touch lock-free state, so this is a fixed table of atomically published
-// C strings. A slot holds either nullptr or a malloc'ed path.
+// C strings. A slot is reserved first, then its kind is set, then its
+// malloc'ed path is published: the handler only reads slots whose path is
+// set, and never sees the kind of a slot being filled by someone else.
 constexpr int kCleanupSlots = 256;
 struct CleanupSlot {
-  std::atomic<char*> path{nullptr};
+  std::atomic<bool> reserved{false};
   std::atomic<bool> is_dir{false};
+  std::atomic<char*> path{nullptr};
 };
 CleanupSlot g_cleanup[kCleanupSlots];
 std::atomic<bool> g_handlers_installed{false};
@@ -86,9 +89,13 @@ int RegisterCleanup(const std::string& path, bool is_dir) {
   InstallHandlersOnce();
   char* copy = strdup(path.c_str());
   for (int i = 0; i < kCleanupSlots; ++i) {
-    char* expected = nullptr;
+    bool expected = false;
+    if (!g_cleanup[i].reserved.compare_exchange_strong(expected, true)) {
+      continue;
+    }
     g_cleanup[i].is_dir.store(is_dir);
-    if (g_cleanup[i].path.compare_exchange_strong(expected, copy)) return i;
+    g_cleanup[i].path.store(copy);
+    return i;
   }
   free(copy);  // Table full: cleanup on signal is best effort.
   return -1;
@@ -98,6 +105,7 @@ void UnregisterCleanup(int slot) {
   if (slot < 0) return;
   char* path = g_cleanup[slot].path.exchange(nullptr);
   free(path);
+  g_cleanup[slot].reserved.store(false);
 }
 
 // Maps a temp path to its cleanup slot; kept beside the writer/dir objects.
