@@ -64,7 +64,8 @@ absl::StatusOr<Json> ParseJsonText(std::string_view text,
                                    std::string_view where) {
   try {
     return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& error) {
+  } catch (const Json::exception& error) {
+    // parse_error, and out_of_range for numbers no double can hold.
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(where),
                      ": not valid JSON: ", CleanParseMessage(error.what())));

@@ -195,6 +195,17 @@ TEST(ManifestJsonTest, TooManyBuffers) {
             "many.json: buffers: more than 4096 buffers (4097)");
 }
 
+// A number beyond the range of a double made the JSON parser throw
+// (found by fuzz/manifest_fuzzer).
+TEST(ManifestJsonTest, NumberTooLargeForADoubleIsAnError) {
+  auto parsed = ParseManifest(
+      R"({"format": "hwt-capture", "version": "1.0", "pid": 2e1002})",
+      "big.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "big.json: not valid JSON: number overflow parsing '2e1002'");
+}
+
 TEST(ManifestJsonTest, VersionParsing) {
   EXPECT_TRUE(ParseFormatVersion("1.0").has_value());
   EXPECT_EQ(ParseFormatVersion("1.12")->minor, 12);
