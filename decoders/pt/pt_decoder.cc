@@ -21,6 +21,15 @@ namespace hwt::pt {
 namespace {
 
 constexpr uint64_t kRtitCtlMtcFreqShift = 14;
+
+// libipt follows direct jumps and calls without reading trace, so a flow
+// that comes back to the same code without needing a packet (a jump to
+// itself, a cycle of direct branches) would return blocks forever. No real
+// flow runs this many blocks or instructions without reading a single
+// packet: every conditional branch, return, indirect branch and far
+// transfer needs one. Past either limit the flow is reported as looping.
+constexpr uint64_t kMaxBlocksWithoutTrace = uint64_t{1} << 16;
+constexpr uint64_t kMaxInsnsWithoutTrace = uint64_t{1} << 22;
 constexpr uint64_t kNominalRatioHz = 100'000'000;  // MSR_PLATFORM_INFO unit
 
 Isa IsaOf(enum pt_exec_mode mode) {
@@ -152,6 +161,7 @@ class PtStreamDecoder::Impl {
   // The outcome of decoding from one sync point.
   struct Stop {
     bool error = false;
+    bool loop = false;  // the flow looped without reading trace
     int code = 0;
     uint64_t offset = 0;  // relative to the chunk
     uint64_t ip = 0;
@@ -439,6 +449,10 @@ uint64_t PtStreamDecoder::Impl::ErrorIp(const pt_block& block, int code) {
 PtStreamDecoder::Impl::Stop PtStreamDecoder::Impl::DecodeFromSync(
     pt_block_decoder* decoder, int status, uint64_t base) {
   Stop stop;
+  // Where the trace was last read, and what was decoded since.
+  uint64_t progress_offset = ~uint64_t{0};
+  uint64_t blocks_since = 0;
+  uint64_t insns_since = 0;
   for (;;) {
     uint64_t offset = 0;
     while (status & pts_event_pending) {
@@ -471,6 +485,21 @@ PtStreamDecoder::Impl::Stop PtStreamDecoder::Impl::DecodeFromSync(
     std::memset(&block, 0, sizeof(block));
     status = pt_blk_next(decoder, &block, sizeof(block));
     if (block.ninsn > 0) EmitBlock(decoder, block, base + offset);
+    uint64_t after = 0;
+    pt_blk_get_offset(decoder, &after);
+    if (after != progress_offset) {
+      progress_offset = after;
+      blocks_since = 0;
+      insns_since = 0;
+    } else if (++blocks_since > kMaxBlocksWithoutTrace ||
+               (insns_since += block.ninsn) > kMaxInsnsWithoutTrace) {
+      stop.error = true;
+      stop.loop = true;
+      stop.code = -pte_internal;
+      stop.ip = block.ip;
+      stop.offset = after;
+      return stop;
+    }
     if (status < 0) {
       if (status == -pte_eos) return stop;
       stop.error = true;
@@ -548,7 +577,8 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
     }
     lost_from = until;
   };
-  auto start_error = [&](uint64_t offset, int code, uint64_t ip) {
+  auto start_error = [&](uint64_t offset, int code, uint64_t ip,
+                         bool loop = false) {
     lost_from = offset;
     pending_gap = Event();
     pending_gap.kind = EventKind::kGap;
@@ -562,8 +592,14 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
     error.reason = pending_gap.reason;
     error.ip = ip;
     error.message =
-        absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s", ErrorWhat(code),
-                        ip, base + offset, pt_errstr(pt_errcode(code)));
+        loop ? absl::StrFormat(
+                   "the flow loops at 0x%x without reading trace after the "
+                   "PSB at offset 0x%x: a jump to itself or a cycle of "
+                   "direct branches never ends",
+                   ip, base + offset)
+             : absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s",
+                               ErrorWhat(code), ip, base + offset,
+                               pt_errstr(pt_errcode(code)));
     pending_error = std::move(error);
   };
 
@@ -614,6 +650,15 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
     const Stop stop = DecodeFromSync(decoder.get(), status, base);
     if (!stop.error) return;
     // Report the error, then resume at the next PSB.
+    if (stop.loop) {
+      // libipt's query decoder reads ahead (beyond later PSBs, already when
+      // it synchronises) while the flow loops without using that trace:
+      // the error is the segment's, from its PSB, and decoding resumes at
+      // the next PSB.
+      start_error(*psb, stop.code, stop.ip, /*loop=*/true);
+      search_from = *psb + 1;
+      continue;
+    }
     start_error(stop.offset, stop.code, stop.ip);
     search_from = ResyncSearchStart(stop.offset, last_sync);
   }
