@@ -145,5 +145,29 @@ TEST(FileUtilTest, SignalRemovesTempDirAndTempFileTogether) {
   std::filesystem::remove_all(parent);
 }
 
+// A child forked before exec inherits the cleanup table and the handlers; a
+// signal it gets must not remove its parent's temporary files (found by
+// tests/hostile: SIGINT between fork and exec removed the parent's TempDir).
+TEST(FileUtilTest, SignalInAForkedChildLeavesTheParentsFiles) {
+  auto dir = TempDir::Create("hwt-test-fork");
+  ASSERT_TRUE(dir.ok());
+  auto writer = AtomicFileWriter::Create(dir->path() + "/out");
+  ASSERT_TRUE(writer.ok());
+  const std::vector<std::string> before = ListDir(dir->path());
+  ASSERT_EQ(before.size(), 1u);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    raise(SIGINT);
+    _exit(14);  // not reached: the handler re-raises with the default
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_TRUE(std::filesystem::is_directory(dir->path()));
+  EXPECT_EQ(ListDir(dir->path()), before);
+}
+
 }  // namespace
 }  // namespace hwt
