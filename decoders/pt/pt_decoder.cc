@@ -623,7 +623,7 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
         // Report where libipt stopped reading the broken PSB+.
         uint64_t at = *psb;
         pt_blk_get_offset(decoder.get(), &at);
-        at = std::max(at, *psb);
+        at = std::min<uint64_t>(std::max(at, *psb), size);
         finish_loss(*psb, true);
         start_error(*psb, status, 0);
         pending_gap.offset = base + at;
@@ -649,6 +649,14 @@ void PtStreamDecoder::Impl::DecodeChunk(const uint8_t* data, size_t size,
 
     const Stop stop = DecodeFromSync(decoder.get(), status, base);
     if (!stop.error) return;
+    if (stop.offset > size) {
+      // libipt read a packet running past the end (with some CPUs' errata
+      // a bad TMA at the end is taken for an 8-byte packet): like a packet
+      // cut off by the end, it ends the trace. Found by
+      // fuzz/pt_decode_fuzzer.
+      finish_loss(size, false);
+      return;
+    }
     // Report the error, then resume at the next PSB.
     if (stop.loop) {
       // libipt's query decoder reads ahead (beyond later PSBs, already when
