@@ -35,7 +35,7 @@ if [ ! -f build/fuzz/build.ninja ]; then
   cmake --preset fuzz >/dev/null
 fi
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-cmake --build --preset fuzz -j "$jobs"
+cmake --build --preset fuzz -j "$jobs" --target hwt_fuzzers
 
 work=${HWT_FUZZ_WORK:-build/fuzz-work}
 mkdir -p "$work"
@@ -99,6 +99,8 @@ for t in $targets; do
       max_len=65536
       dirs="$root/fuzz/corpus/elf" ;;
   esac
+  # The inputs of the bugs this target found are replayed first.
+  [ -d "$root/fuzz/regressions/$t" ] && dirs="$dirs $root/fuzz/regressions/$t"
   dict_flag=""
   [ -n "$dict" ] && dict_flag="-dict=$dicts/$dict"
   echo "== $t: $seconds s" >&2
