@@ -22,11 +22,19 @@ namespace {
 
 // Paths to remove when the process is interrupted. Signal handlers may only
 // touch lock-free state, so this is a fixed table of atomically published
-// C strings. A slot holds either nullptr or a malloc'ed path.
+// C strings. A slot is reserved first, then its kind is set, then its
+// malloc'ed path is published: the handler only reads slots whose path is
+// set, and never sees the kind of a slot being filled by someone else.
 constexpr int kCleanupSlots = 256;
+// Each slot names the process that registered it: a child forked before
+// exec inherits the table and the handlers, and a signal it gets must not
+// remove its parent's files (found by tests/hostile: a SIGINT between fork
+// and exec removed the parent's temporary directory).
 struct CleanupSlot {
-  std::atomic<char*> path{nullptr};
+  std::atomic<bool> reserved{false};
   std::atomic<bool> is_dir{false};
+  std::atomic<pid_t> owner{0};
+  std::atomic<char*> path{nullptr};
 };
 CleanupSlot g_cleanup[kCleanupSlots];
 std::atomic<bool> g_handlers_installed{false};
@@ -55,7 +63,7 @@ void RemoveTreeBestEffort(const char* path) {
 void CleanupOnSignal(int sig) {
   for (auto& slot : g_cleanup) {
     char* path = slot.path.load();
-    if (path == nullptr) continue;
+    if (path == nullptr || slot.owner.load() != getpid()) continue;
     if (slot.is_dir.load()) {
       RemoveTreeBestEffort(path);
     } else {
@@ -86,18 +94,46 @@ int RegisterCleanup(const std::string& path, bool is_dir) {
   InstallHandlersOnce();
   char* copy = strdup(path.c_str());
   for (int i = 0; i < kCleanupSlots; ++i) {
-    char* expected = nullptr;
+    bool expected = false;
+    if (!g_cleanup[i].reserved.compare_exchange_strong(expected, true)) {
+      continue;
+    }
     g_cleanup[i].is_dir.store(is_dir);
-    if (g_cleanup[i].path.compare_exchange_strong(expected, copy)) return i;
+    g_cleanup[i].owner.store(getpid());
+    g_cleanup[i].path.store(copy);
+    return i;
   }
   free(copy);  // Table full: cleanup on signal is best effort.
   return -1;
 }
 
+// Holds SIGINT, SIGTERM and SIGHUP back while a temporary file or directory
+// is created and registered for cleanup: a signal in between would leave it
+// behind (found by tests/hostile, interrupting hwt-emulate the moment its
+// temporary bundle directory appeared). A held signal is delivered when the
+// scope ends, to the handler, which then removes the registered path.
+class TerminationSignalsHeld {
+ public:
+  TerminationSignalsHeld() {
+    InstallHandlersOnce();
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~TerminationSignalsHeld() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  TerminationSignalsHeld(const TerminationSignalsHeld&) = delete;
+  TerminationSignalsHeld& operator=(const TerminationSignalsHeld&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
 void UnregisterCleanup(int slot) {
   if (slot < 0) return;
   char* path = g_cleanup[slot].path.exchange(nullptr);
   free(path);
+  g_cleanup[slot].reserved.store(false);
 }
 
 // Maps a temp path to its cleanup slot; kept beside the writer/dir objects.
@@ -218,6 +254,7 @@ absl::StatusOr<AtomicFileWriter> AtomicFileWriter::Create(
     const std::string& path) {
   std::string temp_path =
       absl::StrCat(path, ".tmp.", getpid(), ".", g_temp_counter.fetch_add(1));
+  TerminationSignalsHeld held;
   int fd =
       open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -327,6 +364,7 @@ absl::StatusOr<TempDir> TempDir::Create(std::string_view prefix) {
 absl::StatusOr<TempDir> TempDir::CreateIn(const std::string& parent,
                                           std::string_view prefix) {
   std::string templ = absl::StrFormat("%s/%s.XXXXXX", parent, prefix);
+  TerminationSignalsHeld held;
   if (mkdtemp(templ.data()) == nullptr) {
     return absl::InternalError(
         ErrnoMessage(templ, "cannot create temporary directory", errno));

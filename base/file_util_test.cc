@@ -1,8 +1,15 @@
 // Tests for the file helpers: atomic writers leave nothing behind on failure.
 #include "base/file_util.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -86,6 +93,80 @@ TEST(FileUtilTest, TempDirInParentAndRelease) {
     EXPECT_TRUE(dir->path().empty());
   }
   EXPECT_TRUE(Exists(path + "/x"));  // released: kept
+}
+
+std::vector<std::string> ListDir(const std::string& path) {
+  std::vector<std::string> names;
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) return names;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  return names;
+}
+
+// A process interrupted while it holds a temporary directory and, later, a
+// temporary output file leaves neither behind. Registering the file once
+// overwrote the directory's "is a directory" flag, so the signal handler
+// unlink()ed the directory (which fails) instead of removing the tree.
+TEST(FileUtilTest, SignalRemovesTempDirAndTempFileTogether) {
+  // Not a TempDir: a forked child inherits the cleanup table and would
+  // remove the parent's registered directories too.
+  std::string parent = "/tmp/hwt-test-signal.XXXXXX";
+  const char* tmpdir = getenv("TMPDIR");
+  if (tmpdir != nullptr && *tmpdir) {
+    parent = std::string(tmpdir) + "/hwt-test-signal.XXXXXX";
+  }
+  ASSERT_NE(mkdtemp(parent.data()), nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      auto work = TempDir::CreateIn(parent, "work");
+      if (!work.ok()) _exit(10);
+      if (!WriteFileAtomically(work->path() + "/inside", "x").ok()) _exit(11);
+      auto writer = AtomicFileWriter::Create(parent + "/out");
+      if (!writer.ok() || !writer->Write("partial").ok()) _exit(12);
+      auto later = TempDir::CreateIn(parent, "later");
+      if (!later.ok()) _exit(13);
+      raise(sig);
+      _exit(14);  // not reached: the handler re-raises with the default
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_TRUE(ListDir(parent).empty())
+        << "left behind after signal " << sig << ": "
+        << (ListDir(parent).empty() ? "" : ListDir(parent)[0]);
+  }
+  std::filesystem::remove_all(parent);
+}
+
+// A child forked before exec inherits the cleanup table and the handlers; a
+// signal it gets must not remove its parent's temporary files (found by
+// tests/hostile: SIGINT between fork and exec removed the parent's TempDir).
+TEST(FileUtilTest, SignalInAForkedChildLeavesTheParentsFiles) {
+  auto dir = TempDir::Create("hwt-test-fork");
+  ASSERT_TRUE(dir.ok());
+  auto writer = AtomicFileWriter::Create(dir->path() + "/out");
+  ASSERT_TRUE(writer.ok());
+  const std::vector<std::string> before = ListDir(dir->path());
+  ASSERT_EQ(before.size(), 1u);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    raise(SIGINT);
+    _exit(14);  // not reached: the handler re-raises with the default
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_TRUE(std::filesystem::is_directory(dir->path()));
+  EXPECT_EQ(ListDir(dir->path()), before);
 }
 
 }  // namespace

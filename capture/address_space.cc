@@ -288,6 +288,15 @@ class TimelineBuilder {
     uint32_t image_id = ImageFor(recorded, file, (*elf)->build_id, kernel);
     std::vector<uint32_t> regions;
     for (const ElfSegment& seg : (*elf)->ExecutableLoads()) {
+      // Found by fuzz/elf_file_fuzzer: a segment that, loaded at this bias,
+      // ends beyond the top of the address space.
+      if (seg.vaddr + bias < bias ||
+          seg.memsz > ~uint64_t{0} - (seg.vaddr + bias)) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: PT_LOAD segment at 0x%x (memsz 0x%x) loaded at bias 0x%x "
+            "wraps around the address space",
+            file, seg.vaddr, seg.memsz, bias));
+      }
       Region region;
       region.image = image_id;
       region.start = seg.vaddr + bias;

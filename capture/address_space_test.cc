@@ -172,6 +172,22 @@ TEST(AddressSpaceTest, SysrootWithoutTheFileDoesNotFallBackToHost) {
   ASSERT_EQ(timeline->warnings().size(), 1u);
 }
 
+// Found by fuzz/elf_file_fuzzer: a valid image at a load bias that puts a
+// segment's end beyond 2^64 is refused, naming the image.
+TEST(AddressSpaceTest, ImageWrappingAroundTheAddressSpaceIsAnError) {
+  InputOptions options;
+  options.images.push_back({kProgram, 0xfffffffffffff000ull});
+  Capture capture(InputKind::kRawFile, "x", "/", TwoBuffers(), {}, options,
+                  std::nullopt);
+  auto timeline = BuildAddressSpaceTimeline(capture);
+  ASSERT_FALSE(timeline.ok());
+  EXPECT_NE(timeline.status().message().find(kProgram), std::string::npos)
+      << timeline.status();
+  EXPECT_NE(timeline.status().message().find("wraps around the address space"),
+            std::string::npos)
+      << timeline.status();
+}
+
 TEST(CaptureTest, ParsesImageAndCpuSpecs) {
   auto spec = ParseImageSpec("/bin/prog@0x555555554000");
   ASSERT_TRUE(spec.ok());

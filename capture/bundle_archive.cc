@@ -198,6 +198,28 @@ std::string_view ArchiveKindName(ArchiveKind kind) {
   return "none";
 }
 
+// A tar cut inside its first header (before "ustar" at offset 257): a
+// name (printable, then NULs) and an octal mode field. Without this a cut
+// tar was read as a raw trace (its NULs look like CoreSight frames). Found
+// by tests/hostile.
+namespace {
+bool LooksLikeCutTarHeader(absl::Span<const uint8_t> head) {
+  if (head.size() < 108 || head[0] < 0x20 || head[0] >= 0x7f) return false;
+  bool ended = false;
+  for (size_t i = 0; i < 100; ++i) {
+    if (head[i] == 0) {
+      ended = true;
+    } else if (ended || head[i] < 0x20 || head[i] >= 0x7f) {
+      return false;
+    }
+  }
+  for (size_t i = 100; i < 107; ++i) {
+    if (head[i] != ' ' && (head[i] < '0' || head[i] > '7')) return false;
+  }
+  return head[107] == 0 || head[107] == ' ';
+}
+}  // namespace
+
 ArchiveKind SniffArchive(absl::Span<const uint8_t> head) {
   if (head.size() >= 4 && head[0] == 0x28 && head[1] == 0xb5 &&
       head[2] == 0x2f && head[3] == 0xfd) {
@@ -207,6 +229,9 @@ ArchiveKind SniffArchive(absl::Span<const uint8_t> head) {
     return ArchiveKind::kGzip;
   }
   if (head.size() >= 262 && memcmp(head.data() + 257, "ustar", 5) == 0) {
+    return ArchiveKind::kTar;
+  }
+  if (head.size() < 512 && LooksLikeCutTarHeader(head)) {
     return ArchiveKind::kTar;
   }
   return ArchiveKind::kNone;

@@ -22,7 +22,8 @@ enum class ArchiveKind { kNone, kTar, kZstd, kGzip };
 std::string_view ArchiveKindName(ArchiveKind kind);
 
 // Recognises a packed file by its first bytes: the tar "ustar" magic at offset
-// 257, or the zstd (28 b5 2f fd) or gzip (1f 8b) magic. A compressed file may
+// 257 (or, in a file shorter than one header, a tar name and mode field), or
+// the zstd (28 b5 2f fd) or gzip (1f 8b) magic. A compressed file may
 // still not hold a tar archive (see IsTarArchive).
 ArchiveKind SniffArchive(absl::Span<const uint8_t> head);
 

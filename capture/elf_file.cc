@@ -207,6 +207,12 @@ absl::StatusOr<ElfInfo> ParseElf(absl::Span<const uint8_t> bytes,
             "may be truncated",
             name, i, s.offset, s.filesz, bytes.size()));
       }
+      if (s.vaddr + s.memsz < s.vaddr) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: malformed ELF: PT_LOAD segment %u (address 0x%x, memsz "
+            "0x%x) wraps around the address space",
+            name, i, s.vaddr, s.memsz));
+      }
       if (s.memsz < s.filesz) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s: malformed ELF: PT_LOAD segment %u has memsz 0x%x < filesz "

@@ -103,5 +103,38 @@ TEST(ElfFileTest, AbsurdProgramHeaderOffsetIsReported) {
       << info.status();
 }
 
+// Found by fuzz/elf_file_fuzzer: a PT_LOAD whose end is beyond 2^64.
+TEST(ElfFileTest, SegmentWrappingAroundTheAddressSpaceIsReported) {
+  auto file = MappedFile::Open(kProgram);
+  ASSERT_TRUE(file.ok());
+  std::vector<uint8_t> bytes(file->data(), file->data() + file->size());
+  uint64_t phoff = 0;
+  uint16_t phnum = 0;
+  memcpy(&phoff, bytes.data() + 32, 8);
+  memcpy(&phnum, bytes.data() + 56, 2);
+  bool patched = false;
+  for (uint16_t i = 0; i < phnum && !patched; ++i) {
+    uint8_t* header = bytes.data() + phoff + i * 56u;
+    uint32_t type = 0;
+    memcpy(&type, header, 4);
+    if (type != 1 /* PT_LOAD */) continue;
+    const uint64_t vaddr = 0xfffffffffffff000ull;
+    const uint64_t memsz = 0x2000;
+    memcpy(header + 16, &vaddr, 8);
+    memcpy(header + 40, &memsz, 8);
+    patched = true;
+  }
+  ASSERT_TRUE(patched);
+  auto info = ParseElf(bytes, "wrapping");
+  ASSERT_FALSE(info.ok());
+  EXPECT_NE(
+      info.status().message().find("wrapping: malformed ELF: PT_LOAD segment"),
+      std::string::npos)
+      << info.status();
+  EXPECT_NE(info.status().message().find("wraps around the address space"),
+            std::string::npos)
+      << info.status();
+}
+
 }  // namespace
 }  // namespace hwt::capture

@@ -2,6 +2,7 @@
 #include "capture/json_fields.h"
 
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -60,11 +61,49 @@ std::string JsonSnippet(const Json& value) {
   return text;
 }
 
+namespace {
+
+// Manifests and records nest a few levels; nlohmann's printer (used for the
+// snippets in error messages) recurses once per level, so JSON nested
+// 100 000 deep would overflow the stack. Found by tests/hostile.
+constexpr int kMaxJsonDepth = 64;
+
+// The offset of the first bracket nested deeper than kMaxJsonDepth, if any.
+std::optional<size_t> TooDeep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 absl::StatusOr<Json> ParseJsonText(std::string_view text,
                                    std::string_view where) {
+  if (const std::optional<size_t> at = TooDeep(text)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: not valid JSON: nested deeper than %d levels at offset %u", where,
+        kMaxJsonDepth, *at));
+  }
   try {
     return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& error) {
+  } catch (const Json::exception& error) {
+    // parse_error, and out_of_range for numbers no double can hold.
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(where),
                      ": not valid JSON: ", CleanParseMessage(error.what())));

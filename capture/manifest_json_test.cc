@@ -195,6 +195,38 @@ TEST(ManifestJsonTest, TooManyBuffers) {
             "many.json: buffers: more than 4096 buffers (4097)");
 }
 
+// A number beyond the range of a double made the JSON parser throw
+// (found by fuzz/manifest_fuzzer).
+TEST(ManifestJsonTest, NumberTooLargeForADoubleIsAnError) {
+  auto parsed = ParseManifest(
+      R"({"format": "hwt-capture", "version": "1.0", "pid": 2e1002})",
+      "big.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "big.json: not valid JSON: number overflow parsing '2e1002'");
+}
+
+// JSON nested 100 000 deep overflowed the stack when the error message
+// quoted the value (found by tests/hostile). Brackets in strings do not count.
+TEST(ManifestJsonTest, DeeplyNestedJsonIsAnError) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto parsed = ParseManifest(
+      R"({"format": "hwt-capture", "version": "1.0", "cpu": )" + deep + "}",
+      "deep.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(std::string(parsed.status().message()),
+            "deep.json: not valid JSON: nested deeper than 64 levels at offset "
+            "114");
+  const std::string brackets_in_a_string =
+      R"({"format": "hwt-capture", "version": "1.0", "command": ")" +
+      std::string(100, '[') + R"(\"["})";
+  parsed = ParseManifest(brackets_in_a_string, "string.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message().find("nested deeper"),
+            absl::string_view::npos)
+      << parsed.status();
+}
+
 TEST(ManifestJsonTest, VersionParsing) {
   EXPECT_TRUE(ParseFormatVersion("1.0").has_value());
   EXPECT_EQ(ParseFormatVersion("1.12")->minor, 12);

@@ -96,6 +96,9 @@ struct BadLine {
 TEST(RecordsJsonlTest, ErrorsNameTheLine) {
   const BadLine cases[] = {
       {R"({"type":"mmap","path":"/x","addr":"0x1000")", "not valid JSON: "},
+      // A number no double can hold made the JSON parser throw.
+      {R"({"type":"mmap","path":"/x","addr":1e400})",
+       "not valid JSON: number overflow parsing '1e400'"},
       {R"(["mmap"])", "expected a JSON object, got [\"mmap\"]"},
       {R"({"type":"fork"})", "type: unknown record type \"fork\""},
       {R"({"path":"/x"})",

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Configures and builds the project with CMake presets (default: release).
-#   scripts/build.sh [release|debug|asan]
+#   scripts/build.sh [release|debug|asan|fuzz]
 set -eu
 cd "$(dirname "$0")/.."
 preset=${1:-release}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Quick start, command two: install what is missing, build, run every test.
-#   scripts/test.sh [release|asan]   (extra ctest arguments via CTEST_ARGS)
+#   scripts/test.sh [release|asan|fuzz]   (extra ctest arguments via CTEST_ARGS)
 set -eu
 cd "$(dirname "$0")/.."
 preset=${1:-release}

@@ -4,12 +4,14 @@
 #include <string_view>
 
 #include "absl/strings/str_format.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/DebugInfo/DIContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFCompileUnit.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDie.h"
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/DebugInfo/DWARF/DWARFObject.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/Error.h"
 #include "symbolizer/demangle.h"
@@ -22,6 +24,47 @@ using FileKind = llvm::DILineInfoSpecifier::FileLineInfoKind;
 
 std::string ValidOrEmpty(const std::string& s) {
   return s == llvm::DILineInfo::BadString ? std::string() : s;
+}
+
+// LLVM allocates a compressed section's declared size (ch_size) before it
+// decompresses it: a header claiming gigabytes exhausts memory (found by
+// fuzz/elf_symbolize_fuzzer: 24 GiB declared for 36 bytes). Real debug
+// sections compress a few times, never a thousandfold: such a section
+// makes the image's DWARF unusable. Returns the problem, or "".
+std::string ImplausibleCompressedSection(const llvm::object::ObjectFile& obj) {
+  if (!llvm::isa<llvm::object::ELFObjectFileBase>(&obj)) return "";
+  for (const llvm::object::SectionRef& section : obj.sections()) {
+    const llvm::object::ELFSectionRef elf_section(section);
+    if (!(elf_section.getFlags() & llvm::ELF::SHF_COMPRESSED)) continue;
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    // Elf64_Chdr: type, reserved, size (8 bytes at 8); Elf32_Chdr: type,
+    // size (4 bytes at 4).
+    const size_t at = obj.is64Bit() ? 8 : 4;
+    const size_t width = obj.is64Bit() ? 8 : 4;
+    if (contents->size() < at + width) continue;
+    uint64_t declared = 0;
+    for (size_t i = 0; i < width; ++i) {
+      const uint64_t byte = static_cast<uint8_t>((*contents)[at + i]);
+      declared |= obj.isLittleEndian() ? byte << (8 * i)
+                                       : byte << (8 * (width - 1 - i));
+    }
+    constexpr uint64_t kMaxRatio = 1024;
+    constexpr uint64_t kSlack = uint64_t{1} << 20;
+    if (declared > contents->size() * kMaxRatio + kSlack) {
+      llvm::Expected<llvm::StringRef> name = section.getName();
+      std::string shown = name ? name->str() : std::string("?");
+      if (!name) llvm::consumeError(name.takeError());
+      return absl::StrFormat(
+          "compressed section %s (index %u) declares %u bytes for %u: DWARF "
+          "not read",
+          shown, section.getIndex(), declared, contents->size());
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -37,6 +80,12 @@ DwarfFrames::DwarfFrames(const ElfImage& source)
       llvm::consumeError(std::move(error));
     }
   };
+  if (std::string problem = ImplausibleCompressedSection(source.object());
+      !problem.empty()) {
+    ++state->errors;
+    state->first_error = std::move(problem);
+    return;
+  }
   // Linked images need no relocation of their debug sections; not processing
   // relocations also keeps LLVM off its report_fatal_error paths for
   // malformed relocation sections.
@@ -48,6 +97,7 @@ DwarfFrames::DwarfFrames(const ElfImage& source)
 DwarfFrames::~DwarfFrames() = default;
 
 bool DwarfFrames::UnitIsUsable(uint64_t vaddr) {
+  if (context_ == nullptr) return false;  // DWARF not read
   llvm::DWARFCompileUnit* unit = context_->getCompileUnitForCodeAddress(vaddr);
   if (unit == nullptr) return false;
   auto [it, inserted] = usable_units_.try_emplace(unit->getOffset(), false);

@@ -291,6 +291,42 @@ TEST(ElfRobustnessTest, GarbageDwarfIsCountedNotFatal) {
   EXPECT_TRUE(Probe(bytes).ok());
 }
 
+// Found by fuzz/elf_symbolize_fuzzer: a compressed section whose header
+// declares gigabytes made LLVM allocate them before decompressing. Such a
+// section is an error counted for the image; symbols still work.
+TEST(ElfRobustnessTest, CompressedSectionDeclaringGigabytesIsCounted) {
+  REQUIRE_ORIGINAL(elf);
+  std::string bytes = elf;
+  const size_t header = SectionHeaderOffset(elf, ".debug_str");
+  auto sh = Get<Elf64_Shdr>(elf, header);
+  ASSERT_GE(sh.sh_size, sizeof(Elf64_Chdr));
+  sh.sh_flags |= SHF_COMPRESSED;
+  Set(&bytes, header, sh);
+  Elf64_Chdr chdr = {};
+  chdr.ch_type = ELFCOMPRESS_ZLIB;
+  chdr.ch_size = 0x600000001;
+  chdr.ch_addralign = 1;
+  Set(&bytes, sh.sh_offset, chdr);
+  const std::string path = st::BuildDir() + "/huge_compressed";
+  ASSERT_TRUE(WriteFileAtomically(path, bytes).ok());
+  SymbolizerOptions options;
+  options.sysroot = st::BuildDir() + "/none";
+  auto symbolizer = Symbolizer::Create(options);
+  ASSERT_TRUE(symbolizer->AddImage(1, path, "/bin/huge_compressed").ok());
+  for (const st::RefSymbol& s : st::ReadFunctionSymbols(path, ".symtab")) {
+    const std::vector<Frame>& frames = symbolizer->Symbolize(1, s.value);
+    ASSERT_FALSE(frames.empty());
+    EXPECT_EQ(frames.back().function,
+              symbolizer->FunctionFor(1, s.value)->name);
+  }
+  EXPECT_GT(symbolizer->GetImageInfo(1)->dwarf_errors, 0u);
+  EXPECT_THAT(symbolizer->GetImageInfo(1)->first_dwarf_error,
+              HasSubstr("compressed section .debug_str"));
+  EXPECT_THAT(symbolizer->GetImageInfo(1)->first_dwarf_error,
+              HasSubstr("declares 25769803777 bytes"));
+  EXPECT_TRUE(Probe(bytes).ok());
+}
+
 TEST(ElfRobustnessTest, RandomByteFlipsNeverCrash) {
   REQUIRE_ORIGINAL(elf);
   const Elf64_Ehdr eh = Header(elf);

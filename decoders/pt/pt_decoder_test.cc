@@ -4,7 +4,12 @@
 // chunks, address-space changes, batching and parallel decoding.
 #include "decoders/pt/pt_decoder.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -390,6 +395,76 @@ TEST(PtDecoderTest, TruncatedTracesNeverFailAndAccountForEveryByte) {
       EXPECT_TRUE(d.blocks.empty()) << "cut at " << cut;
       EXPECT_EQ(d.stats[0].bytes_lost, cut);
     }
+  }
+}
+
+// 0x1000: jmp 0x1000 (a jump to itself); 0x1010: nop; jmp rax.
+CodeBlob SpinCode() {
+  std::vector<uint8_t> code(0x20, 0xcc);
+  code[0x00] = 0xeb;  // 1000 jmp 1000
+  code[0x01] = 0xfe;
+  code[0x10] = 0x90;  // 1010 nop
+  code[0x11] = 0xff;  // 1011 jmp rax
+  code[0x12] = 0xe0;
+  return CodeBlob{0x1000, code};
+}
+
+// Whether decoding `test` finishes within `seconds` (in a child process, so
+// that a decoder that never ends fails the test instead of hanging it).
+bool DecodeFinishes(TestCapture& test, const PtDecoderOptions& options,
+                    int seconds) {
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto decoder = PtDecoder::Create(*test.capture, test.timeline, options);
+    CollectingSink sink;
+    _exit(decoder.ok() && (*decoder)->Decode(sink).ok() ? 0 : 1);
+  }
+  for (int waited_ms = 0; waited_ms < seconds * 1000; waited_ms += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return false;
+}
+
+// A flow that comes back to the same code without needing a packet (here a
+// jump to itself) would make libipt return blocks forever without reading
+// trace. The decode must end at the end of the data: the loop is reported
+// as an error at its trace offset and decoding resumes at the next PSB.
+TEST(PtDecoderTest, FlowLoopingWithoutTraceEndsWithAnError) {
+  PtWriter w;
+  w.SyncAt(0x1000).Pad().Pad();
+  const uint64_t second_psb = w.size();
+  w.SyncAt(0x1010).TipPgd();
+  auto test = MakeTestCapture(w.bytes(), {SpinCode()});
+  ASSERT_TRUE(test.ok()) << test.status();
+  for (bool end_on_jump : {true, false}) {
+    PtDecoderOptions options;
+    options.end_on_jump = end_on_jump;
+    ASSERT_TRUE(DecodeFinishes(*test, options, 60))
+        << "the decode did not end (end_on_jump " << end_on_jump << ")";
+    Decoded d = Decode(*test, options);
+    const StreamStats& stats = d.stats[0];
+    ASSERT_EQ(stats.error_list.size(), 1u);
+    EXPECT_EQ(stats.errors, 1u);
+    EXPECT_LT(stats.error_list[0].offset, second_psb);
+    EXPECT_EQ(stats.error_list[0].ip, 0x1000u);
+    EXPECT_THAT(stats.error_list[0].message,
+                HasSubstr("loops at 0x1000 without reading trace"));
+    EXPECT_THAT(
+        stats.error_list[0].message,
+        HasSubstr(absl::StrFormat("next PSB at offset 0x%x", second_psb)));
+    // Decoding went on after the loop.
+    ASSERT_FALSE(d.blocks.empty());
+    EXPECT_EQ(d.blocks.back().ip, 0x1010u);
+    const auto gaps = d.sink.OfKind(EventKind::kGap);
+    ASSERT_EQ(gaps.size(), 1u);
+    EXPECT_EQ(gaps[0].reason, GapReason::kDecodeError);
   }
 }
 

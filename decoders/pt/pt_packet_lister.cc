@@ -528,6 +528,13 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
       pt_packet packet;
       status = pt_pkt_next(decoder.get(), &packet, sizeof(packet));
       if (status < 0) break;
+      // With some CPUs' errata libipt 2.0.5 returns an invalid packet that
+      // runs past the end (a bad TMA at the end of the buffer): like any
+      // packet cut off by the end, it ends the listing.
+      if (offset + packet.size > size) {
+        status = -pte_eos;
+        break;
+      }
       if (IsSkd007Ovf(config, packet, buffer.begin(), size, offset)) {
         // The OVF is at offset + 1 and ends at offset + 3.
         packet.type = ppt_ovf;

@@ -157,6 +157,33 @@ TEST(PtPacketListerTest, PacketCutByTheEndIsNotAnError) {
   }
 }
 
+// Found by fuzz/pt_decode_fuzzer: with the errata of a Skylake server (the
+// fuzzer's CPU), libipt returns the second (bad) TMA as an 8-byte invalid
+// packet running one byte past the end. It is cut off by the end like any
+// other packet: no diagnostic beyond the trace, no byte counted twice.
+TEST(PtPacketListerTest, PacketRunningPastTheEndIsCutOff) {
+  PtWriter w;
+  w.Psb().Psbend();
+  w.Raw({0x02, 0x73, 0x01, 0x01, 0x00, 0x01, 0x00});
+  w.Raw({0x02, 0x73, 0x01, 0x01, 0x01, 0x01, 0x00});
+  pt_config config;
+  pt_config_init(&config);
+  config.cpu.vendor = pcv_intel;
+  config.cpu.family = 6;
+  config.cpu.model = 85;
+  config.cpu.stepping = 4;
+  ASSERT_EQ(pt_cpu_errata(&config.errata, &config.cpu), 0);
+  StreamStats stats;
+  const std::string listing = List(w.bytes(), {}, &stats, 0, &config);
+  EXPECT_EQ(listing,
+            "0000000000000000  psb\n"
+            "0000000000000010  psbend\n"
+            "0000000000000012  tma        101, 1\n");
+  EXPECT_EQ(stats.errors, 0u);
+  EXPECT_EQ(stats.bytes_lost, 0u);
+  EXPECT_EQ(stats.bytes_decoded, w.size());
+}
+
 TEST(PtPacketListerTest, TimeEstimates) {
   // TSC 0xa0000; TMA: CTC 0x1fff, fast counter 1; MTCs with CTC 0 and 1 at
   // MTC frequency 0 (one CTC tick per MTC), 9/3 TSC ticks per CTC tick:

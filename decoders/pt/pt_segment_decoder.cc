@@ -13,6 +13,15 @@
 namespace hwt::pt {
 namespace {
 
+// libipt follows direct jumps and calls without reading trace, so a flow
+// that comes back to the same code without needing a packet (a jump to
+// itself, a cycle of direct branches) would return blocks forever. No real
+// flow runs this many blocks or instructions without reading a single
+// packet: every conditional branch, return, indirect branch and far
+// transfer needs one. Past either limit the flow is reported as looping.
+constexpr uint64_t kMaxBlocksWithoutTrace = uint64_t{1} << 16;
+constexpr uint64_t kMaxInsnsWithoutTrace = uint64_t{1} << 22;
+
 Isa IsaOf(enum pt_exec_mode mode) {
   switch (mode) {
     case ptem_16bit:
@@ -371,6 +380,10 @@ uint64_t PtSegmentDecoder::ErrorIp(const pt_block& block, int code) {
 PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
     pt_block_decoder* decoder, int status, uint64_t base) {
   Stop stop;
+  // Where the trace was last read, and what was decoded since.
+  uint64_t progress_offset = ~uint64_t{0};
+  uint64_t blocks_since = 0;
+  uint64_t insns_since = 0;
   for (;;) {
     uint64_t offset = 0;
     while (status & pts_event_pending) {
@@ -408,6 +421,21 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
     std::memset(&block, 0, sizeof(block));
     status = pt_blk_next(decoder, &block, sizeof(block));
     if (block.ninsn > 0) EmitBlock(decoder, block, base + offset);
+    uint64_t after = 0;
+    pt_blk_get_offset(decoder, &after);
+    if (after != progress_offset) {
+      progress_offset = after;
+      blocks_since = 0;
+      insns_since = 0;
+    } else if (++blocks_since > kMaxBlocksWithoutTrace ||
+               (insns_since += block.ninsn) > kMaxInsnsWithoutTrace) {
+      stop.error = true;
+      stop.loop = true;
+      stop.code = -pte_internal;
+      stop.ip = block.ip;
+      stop.offset = after;
+      return stop;
+    }
     if (status < 0) {
       if (status == -pte_eos) return stop;
       stop.error = true;
@@ -505,7 +533,8 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
     }
     lost_from = until;
   };
-  auto start_error = [&](uint64_t offset, int code, uint64_t ip) {
+  auto start_error = [&](uint64_t offset, int code, uint64_t ip,
+                         bool loop = false) {
     lost_from = offset;
     pending_gap = Event();
     pending_gap.kind = EventKind::kGap;
@@ -519,8 +548,14 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
     error.reason = pending_gap.reason;
     error.ip = ip;
     error.message =
-        absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s", ErrorWhat(code),
-                        ip, base + offset, pt_errstr(pt_errcode(code)));
+        loop ? absl::StrFormat(
+                   "the flow loops at 0x%x without reading trace after the "
+                   "PSB at offset 0x%x: a jump to itself or a cycle of "
+                   "direct branches never ends",
+                   ip, base + offset)
+             : absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s",
+                               ErrorWhat(code), ip, base + offset,
+                               pt_errstr(pt_errcode(code)));
     pending_error = std::move(error);
   };
 
@@ -548,7 +583,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
         // Report where libipt stopped reading the broken PSB+.
         uint64_t at = *psb;
         pt_blk_get_offset(decoder.get(), &at);
-        at = std::max(at, *psb);
+        at = std::min<uint64_t>(std::max(at, *psb), size);
         finish_loss(*psb, true);
         start_error(*psb, status, 0);
         pending_gap.offset = base + at;
@@ -579,7 +614,24 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
 
     const Stop stop = DecodeFromSync(decoder.get(), status, base);
     if (!stop.error) break;
+    if (stop.offset > size) {
+      // libipt read a packet running past the end (with some CPUs' errata
+      // a bad TMA at the end is taken for an 8-byte packet): like a packet
+      // cut off by the end, it ends the trace. Found by
+      // fuzz/pt_decode_fuzzer.
+      finish_loss(size, false);
+      break;
+    }
     // Report the error, then resume at the next PSB.
+    if (stop.loop) {
+      // libipt's query decoder reads ahead (beyond later PSBs, already when
+      // it synchronises) while the flow loops without using that trace:
+      // the error is the segment's, from its PSB, and decoding resumes at
+      // the next PSB.
+      start_error(*psb, stop.code, stop.ip, /*loop=*/true);
+      search_from = *psb + 1;
+      continue;
+    }
     start_error(stop.offset, stop.code, stop.ip);
     search_from = ResyncSearchStart(stop.offset, last_sync);
   }

@@ -88,6 +88,7 @@ class PtSegmentDecoder {
   struct Stop {
     bool error = false;
     bool stopped = false;  // stop() was requested
+    bool loop = false;     // the flow looped without reading trace
     int code = 0;
     uint64_t offset = 0;  // relative to the chunk
     uint64_t ip = 0;

@@ -1,0 +1,147 @@
+// Implementation of the decode fuzzing fixture; see decode_fixture.h.
+#include "fuzz/decode_fixture.h"
+
+#include "absl/strings/str_format.h"
+#include "fuzz/fuzz_support.h"
+
+namespace hwt::fuzz {
+namespace {
+
+// Checks events as they arrive.
+class CheckingEventSink : public EventSink {
+ public:
+  CheckingEventSink(size_t streams, uint64_t limit)
+      : ends_(streams, 0), limit_(limit) {}
+
+  void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
+    HWT_FUZZ_CHECK(stream < ends_.size(), "event for an unknown stream");
+    HWT_FUZZ_CHECK(ends_[stream] == 0, "event after the stream's end");
+    for (const Event& event : events) {
+      if (event.offset > limit_) {
+        Fail(
+            absl::StrFormat("%s event at offset 0x%x beyond the 0x%x-byte "
+                            "buffer",
+                            DescribeEvent(event), event.offset, limit_));
+      }
+      if (event.kind == EventKind::kGap && event.value > limit_) {
+        Fail(absl::StrFormat("gap of %u bytes in a %u-byte buffer", event.value,
+                             limit_));
+      }
+      ++events_;
+    }
+  }
+  void OnStreamEnd(uint32_t stream) override {
+    HWT_FUZZ_CHECK(stream < ends_.size(), "end of an unknown stream");
+    ++ends_[stream];
+  }
+  void CheckEnds() const {
+    for (size_t s = 0; s < ends_.size(); ++s) {
+      if (ends_[s] != 1) {
+        Fail(absl::StrFormat("stream %d ended %d times", s, ends_[s]));
+      }
+    }
+  }
+
+ private:
+  std::vector<int> ends_;
+  uint64_t limit_;
+  uint64_t events_ = 0;
+};
+
+class CheckingPacketSink : public PacketSink {
+ public:
+  CheckingPacketSink(size_t streams, uint64_t limit)
+      : streams_(streams), limit_(limit) {}
+  void OnPacket(uint32_t stream, uint64_t offset,
+                std::string_view text) override {
+    HWT_FUZZ_CHECK(stream < streams_, "packet for an unknown stream");
+    if (offset > limit_) {
+      Fail(
+          absl::StrFormat("packet \"%s\" at offset 0x%x beyond the 0x%x-byte "
+                          "buffer",
+                          std::string(text), offset, limit_));
+    }
+  }
+
+ private:
+  size_t streams_;
+  uint64_t limit_;
+};
+
+}  // namespace
+
+void CheckStreamStats(const std::vector<StreamStats>& stats,
+                      uint64_t input_size, bool deformatted, const char* what) {
+  uint64_t total = 0;
+  for (size_t s = 0; s < stats.size(); ++s) {
+    const StreamStats& st = stats[s];
+    if (st.trace_bytes != st.bytes_decoded + st.bytes_lost) {
+      Fail(absl::StrFormat(
+          "%s: stream %d: trace_bytes %u != bytes_decoded %u + bytes_lost %u",
+          what, s, st.trace_bytes, st.bytes_decoded, st.bytes_lost));
+    }
+    if (st.error_list.size() > StreamStats::kMaxListedErrors ||
+        st.error_list.size() > st.errors) {
+      Fail(absl::StrFormat("%s: stream %d: %d listed errors, %u counted", what,
+                           s, st.error_list.size(), st.errors));
+    }
+    for (const DecodeErrorInfo& error : st.error_list) {
+      if (error.offset > input_size) {
+        Fail(
+            absl::StrFormat("%s: error at offset 0x%x beyond the %u-byte "
+                            "buffer: %s",
+                            what, error.offset, input_size, error.message));
+      }
+    }
+    total += st.trace_bytes;
+  }
+  if (deformatted ? total > input_size : total != input_size) {
+    Fail(absl::StrFormat("%s: streams hold %u trace bytes, the buffer %u", what,
+                         total, input_size));
+  }
+}
+
+DecodeFixture::DecodeFixture(std::unique_ptr<capture::Capture> base,
+                             size_t buffer_index)
+    : base_(std::move(base)), buffer_index_(buffer_index) {
+  auto timeline = capture::BuildAddressSpaceTimeline(*base_);
+  CheckOk(timeline.status(), "BuildAddressSpaceTimeline");
+  timeline_ = std::move(*timeline);
+  trace_path_ = ScratchDir() + "/trace.bin";
+}
+
+std::unique_ptr<capture::Capture> DecodeFixture::WithTrace(
+    absl::Span<const uint8_t> bytes, std::vector<capture::BufferChunk> chunks) {
+  WriteFileOrDie(trace_path_, bytes);
+  capture::Manifest manifest = base_->manifest();
+  capture::BufferInfo& buffer = manifest.buffers.at(buffer_index_);
+  buffer.file = trace_path_;
+  buffer.size = bytes.size();
+  buffer.chunks = std::move(chunks);
+  return std::make_unique<capture::Capture>(
+      base_->kind(), base_->source_path(), base_->root(), std::move(manifest),
+      base_->records(), base_->options(), std::nullopt);
+}
+
+void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
+                                   uint64_t input_size, bool deformatted,
+                                   const DecoderOptions& options) {
+  {
+    auto decoder = CreateDecoder(capture, timeline_, options);
+    CheckOk(decoder.status(), "CreateDecoder");
+    CheckingEventSink sink((*decoder)->streams().size(), input_size);
+    CheckOk((*decoder)->Decode(sink), "Decode");
+    sink.CheckEnds();
+    CheckStreamStats((*decoder)->stats(), input_size, deformatted, "Decode");
+  }
+  {
+    auto decoder = CreateDecoder(capture, timeline_, options);
+    CheckOk(decoder.status(), "CreateDecoder");
+    CheckingPacketSink sink((*decoder)->streams().size(), input_size);
+    CheckOk((*decoder)->ListPackets(sink), "ListPackets");
+    CheckStreamStats((*decoder)->stats(), input_size, deformatted,
+                     "ListPackets");
+  }
+}
+
+}  // namespace hwt::fuzz
