@@ -19,11 +19,6 @@ constexpr uint16_t kEtExec = 2;
 constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kPageMask = 0xfff;
 
-std::string BaseName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Builds the timeline record by record. Images are deduplicated by
 // (recorded path, resolved file); ELF headers are read once per file.
 class TimelineBuilder {
