@@ -97,11 +97,3 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                    /*deformatted=*/snapshot.formatted);
   return 0;
 }
-
-// OpenCSD 1.3.3's C API never frees the callback object that
-// ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree; the same
-// suppression as decoders/coresight/test_util.cc): the leak is the
-// library's, and LeakSanitizer would report it on the first input.
-extern "C" const char* __lsan_default_suppressions() {
-  return "leak:ocsd_dt_set_gen_elem_outfn\n";
-}

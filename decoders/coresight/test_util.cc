@@ -148,11 +148,3 @@ size_t EditDistance(const std::vector<Range>& a, const std::vector<Range>& b) {
 }
 
 }  // namespace hwt::coresight::testing
-
-// OpenCSD 1.3.3's C API never frees the callback object that
-// ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree; checked
-// with a five-line program): tell LeakSanitizer, in the asan build, that
-// this leak is the library's.
-extern "C" const char* __lsan_default_suppressions() {
-  return "leak:ocsd_dt_set_gen_elem_outfn\n";
-}

@@ -202,12 +202,3 @@ std::string FlipBit(std::string bytes, uint64_t bit) {
 }
 
 }  // namespace hwt::hostile
-
-// OpenCSD 1.3.3's C API never frees the callback object that
-// ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree; the same
-// suppression as decoders/coresight/test_util.cc): the leak is the
-// library's, and LeakSanitizer would fail the CoreSight cases of the
-// sanitizer suite.
-extern "C" const char* __lsan_default_suppressions() {
-  return "leak:ocsd_dt_set_gen_elem_outfn\n";
-}
