@@ -682,7 +682,8 @@ absl::Status ValidateManifest(const Manifest& manifest,
       }
       if (source.buffer && *source.buffer >= manifest.buffers.size()) {
         return FieldError(where, path + ".buffer",
-                          absl::StrCat("no buffer ", *source.buffer, " (the "
+                          absl::StrCat("no buffer ", *source.buffer,
+                                       " (the "
                                        "capture has ",
                                        manifest.buffers.size(), ")"));
       }

@@ -47,12 +47,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   std::map<std::string, int> counts;
   for (const auto& w : words) ++counts[w];
-  auto lambda = [&](int x) { return x + bi.twice() + static_cast<int>(words.size()); };
+  auto lambda = [&](int x) {
+    return x + bi.twice() + static_cast<int>(words.size());
+  };
   Widget a(argc), b(argc + 1);
-  int r = bi.get() + static_cast<int>(bd.get()) + outer::inner::overloaded(argc) +
-          static_cast<int>(outer::inner::overloaded(1.0)) +
-          anonymous_helper(argc) + a.method(3) + (a < b) + lambda(argc) +
-          static_cast<int>(counts.size());
+  int r =
+      bi.get() + static_cast<int>(bd.get()) + outer::inner::overloaded(argc) +
+      static_cast<int>(outer::inner::overloaded(1.0)) + anonymous_helper(argc) +
+      a.method(3) + (a < b) + lambda(argc) + static_cast<int>(counts.size());
   std::printf("%d\n", r);
   return 0;
 }
