@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,20 +15,29 @@
 namespace hwt::pt {
 namespace {
 
-struct Task {
+// The segments of one buffer chunk; its tasks are consecutive.
+struct ChunkPlan {
   uint32_t stream = 0;
   size_t chunk = 0;
-  uint64_t start = 0;           // offset in the chunk (0 = chunk start)
-  size_t chunk_end_task = 0;    // first task after this chunk's tasks
-  size_t stream_end_task = 0;   // first task after this stream's tasks
-  std::vector<uint64_t> later;  // file offsets of later starts in the chunk
+  std::vector<uint64_t> starts;  // file offsets of the segment starts
+  size_t end_task = 0;           // first task after this chunk's tasks
+  size_t stream_end_task = 0;    // first task after this stream's tasks
+};
+
+// One segment: starts[index] of its chunk plan. The segment starts after it
+// are the plan's starts[index + 1...], shared by all its tasks rather than
+// copied per task (which would be quadratic in the segments per chunk).
+struct Task {
+  size_t plan = 0;
+  size_t index = 0;
 };
 
 struct Result {
   std::unique_ptr<EventSink> sink;
   StreamStats stats;
-  std::optional<size_t> stitched_to;  // index into Task::later
-  uint64_t end_offset = 0;            // file offset decoded up to
+  // Index into the starts after the task's own (see Task).
+  std::optional<size_t> stitched_to;
+  uint64_t end_offset = 0;  // file offset decoded up to
 };
 
 enum class State { kWaiting, kRunning, kDone, kCommitted, kDropped };
@@ -76,30 +86,25 @@ class Scheduler {
     cursor_.resize(buffers_.size());
     for (size_t b = 0; b < buffers_.size(); ++b) {
       const size_t stream_first = tasks_.size();
+      const size_t stream_first_plan = plans_.size();
       cursor_[b] = stream_first;
       for (size_t c = 0; c < buffers_[b].chunks.size(); ++c) {
         const capture::BufferChunk& chunk = buffers_[b].chunks[c];
         (*stats_)[b].trace_bytes += chunk.size;
-        const std::vector<uint64_t> starts =
-            PlanSegments(buffers_[b].data + chunk.offset, chunk.size,
-                         options_.segment_bytes);
-        const size_t chunk_first = tasks_.size();
-        for (size_t i = 0; i < starts.size(); ++i) {
-          Task task;
-          task.stream = static_cast<uint32_t>(b);
-          task.chunk = c;
-          task.start = starts[i];
-          for (size_t j = i + 1; j < starts.size(); ++j) {
-            task.later.push_back(chunk.offset + starts[j]);
-          }
-          tasks_.push_back(std::move(task));
+        ChunkPlan plan;
+        plan.stream = static_cast<uint32_t>(b);
+        plan.chunk = c;
+        plan.starts = PlanSegments(buffers_[b].data + chunk.offset, chunk.size,
+                                   options_.segment_bytes);
+        for (uint64_t& start : plan.starts) start += chunk.offset;
+        for (size_t i = 0; i < plan.starts.size(); ++i) {
+          tasks_.push_back(Task{plans_.size(), i});
         }
-        for (size_t t = chunk_first; t < tasks_.size(); ++t) {
-          tasks_[t].chunk_end_task = tasks_.size();
-        }
+        plan.end_task = tasks_.size();
+        plans_.push_back(std::move(plan));
       }
-      for (size_t t = stream_first; t < tasks_.size(); ++t) {
-        tasks_[t].stream_end_task = tasks_.size();
+      for (size_t p = stream_first_plan; p < plans_.size(); ++p) {
+        plans_[p].stream_end_task = tasks_.size();
       }
       if (stream_first == tasks_.size()) empty_streams_.push_back(b);
     }
@@ -119,7 +124,8 @@ class Scheduler {
     return low;
   }
   bool StreamDone(size_t b) const {
-    return cursor_[b] >= tasks_.size() || tasks_[cursor_[b]].stream != b;
+    return cursor_[b] >= tasks_.size() ||
+           plans_[tasks_[cursor_[b]].plan].stream != b;
   }
 
   void Work() {
@@ -157,40 +163,45 @@ class Scheduler {
 
   Result RunTask(size_t t, WorkerDecoders& decoders) {
     const Task& task = tasks_[t];
-    const PtBufferInput& buffer = buffers_[task.stream];
-    const capture::BufferChunk& chunk = buffer.chunks[task.chunk];
-    if (decoders.buffer != task.stream) {
-      decoders.buffer = task.stream;
-      decoders.main = std::make_unique<PtSegmentDecoder>(run_, task.stream);
-      decoders.head = std::make_unique<PtSegmentDecoder>(run_, task.stream);
+    const ChunkPlan& plan = plans_[task.plan];
+    const PtBufferInput& buffer = buffers_[plan.stream];
+    const capture::BufferChunk& chunk = buffer.chunks[plan.chunk];
+    if (decoders.buffer != plan.stream) {
+      decoders.buffer = plan.stream;
+      decoders.main = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
+      decoders.head = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
     }
     PtDecodeJob job;
     job.data = buffer.data + chunk.offset;
     job.size = chunk.size;
     job.base = chunk.offset;
     job.data_lost_before = chunk.data_lost_before;
-    job.start = task.start;
+    job.start = plan.starts[task.index] - chunk.offset;
 
     Result result;
-    result.sink = consumer_.StartSegment(task.stream);
+    result.sink = consumer_.StartSegment(plan.stream);
     SegmentOutput output(result.sink.get(), decoders.main.get(), &result.stats);
-    std::vector<std::optional<SegmentHead>> heads(task.later.size());
-    output.SetBoundaries(task.later, [&](size_t index) -> const SegmentHead& {
-      if (!heads[index]) {
-        heads[index].emplace();
+    const absl::Span<const uint64_t> later =
+        absl::MakeConstSpan(plan.starts).subspan(task.index + 1);
+    // Heads are decoded when the run reaches their boundary: usually only
+    // the next one. std::map keeps the references handed out valid.
+    std::map<size_t, SegmentHead> heads;
+    output.SetBoundaries(later, [&](size_t index) -> const SegmentHead& {
+      auto [it, inserted] = heads.try_emplace(index);
+      if (inserted) {
         PtDecodeJob head_job = job;
-        head_job.start = task.later[index] - chunk.offset;
-        HeadCollector collector(&*heads[index], decoders.head.get());
+        head_job.start = later[index] - chunk.offset;
+        HeadCollector collector(&it->second, decoders.head.get());
         decoders.head->set_prompt_from(0);
-        decoders.head->Decode(head_job, &collector, task.stream,
+        decoders.head->Decode(head_job, &collector, plan.stream,
                               options_.batch_size);
       }
-      return *heads[index];
+      return it->second;
     });
-    decoders.main->Decode(job, &output, task.stream, options_.batch_size);
+    decoders.main->Decode(job, &output, plan.stream, options_.batch_size);
     output.Finish();
     result.stitched_to = output.stitched_to();
-    result.end_offset = result.stitched_to ? task.later[*result.stitched_to]
+    result.end_offset = result.stitched_to ? later[*result.stitched_to]
                                            : chunk.offset + chunk.size;
     return result;
   }
@@ -206,12 +217,12 @@ class Scheduler {
       }
       if (b == cursor_.size()) break;
       const size_t t = cursor_[b];
-      const Task& task = tasks_[t];
+      const ChunkPlan& plan = plans_[tasks_[t].plan];
       Result result = std::move(*results_[t]);
       results_[t].reset();
       state_[t] = State::kCommitted;
-      const size_t next = result.stitched_to ? t + 1 + *result.stitched_to
-                                             : task.chunk_end_task;
+      const size_t next =
+          result.stitched_to ? t + 1 + *result.stitched_to : plan.end_task;
       ++parallel_stats_.committed;
       for (size_t d = t + 1; d < next; ++d) {
         state_[d] = State::kDropped;
@@ -219,12 +230,12 @@ class Scheduler {
         ++parallel_stats_.dropped;
       }
       cursor_[b] = next;
-      const bool stream_end = next >= task.stream_end_task;
+      const bool stream_end = next >= plan.stream_end_task;
       lock.unlock();
       (*stats_)[b].Merge(result.stats);
-      consumer_.CommitSegment(task.stream, std::move(result.sink));
-      if (progress_) progress_(task.stream, result.end_offset);
-      if (stream_end) consumer_.EndStream(task.stream);
+      consumer_.CommitSegment(plan.stream, std::move(result.sink));
+      if (progress_) progress_(plan.stream, result.end_offset);
+      if (stream_end) consumer_.EndStream(plan.stream);
       lock.lock();
       if (stream_end) cursor_[b] = tasks_.size();
       wake_.notify_all();
@@ -239,6 +250,7 @@ class Scheduler {
   std::vector<StreamStats>* stats_;
   const std::function<void(uint32_t, uint64_t)>& progress_;
 
+  std::vector<ChunkPlan> plans_;
   std::vector<Task> tasks_;
   std::mutex mutex_;
   std::condition_variable wake_;

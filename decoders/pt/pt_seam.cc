@@ -53,9 +53,9 @@ SegmentOutput::SegmentOutput(EventSink* destination, PtSegmentDecoder* decoder,
                              StreamStats* stats)
     : destination_(destination), decoder_(decoder), stats_(stats) {}
 
-void SegmentOutput::SetBoundaries(std::vector<uint64_t> boundaries,
+void SegmentOutput::SetBoundaries(absl::Span<const uint64_t> boundaries,
                                   HeadFn head) {
-  boundaries_ = std::move(boundaries);
+  boundaries_ = boundaries;
   head_fn_ = std::move(head);
   target_ = 0;
   if (!boundaries_.empty()) decoder_->set_prompt_from(boundaries_[0]);

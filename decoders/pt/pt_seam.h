@@ -37,6 +37,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "decoders/decoder.h"
 #include "decoders/event.h"
 
@@ -87,7 +88,8 @@ class SegmentOutput : public EventSink {
 
   // File offsets of the segment boundaries after the run's start (PSBs where
   // later segments start), increasing, and the heads of those segments.
-  void SetBoundaries(std::vector<uint64_t> boundaries, HeadFn head);
+  // `boundaries` is not copied: it must outlive the decode run.
+  void SetBoundaries(absl::Span<const uint64_t> boundaries, HeadFn head);
 
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override;
   // Delivers what is still held back (the run ended without a seam) and the
@@ -108,7 +110,7 @@ class SegmentOutput : public EventSink {
   PtSegmentDecoder* decoder_;
   StreamStats* stats_;
   uint32_t stream_ = 0;
-  std::vector<uint64_t> boundaries_;
+  absl::Span<const uint64_t> boundaries_;
   HeadFn head_fn_;
   size_t target_ = 0;  // the boundary looked for
   std::optional<SeamFinder> finder_;
