@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <mutex>
-#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/profile_builder.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 
 namespace hwt::analysis {
 namespace {
@@ -141,11 +141,6 @@ class SegmentProfiles : public SegmentConsumer {
   uint64_t total_;
   ProfileMerger merger_;
 };
-
-int ResolveJobs(int jobs) {
-  if (jobs > 0) return jobs;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 }  // namespace
 

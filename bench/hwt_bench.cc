@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/threads.h"
 #include "bench/bench_pipeline.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
@@ -199,10 +200,9 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   for (const auto& buffer : input.capture->manifest().buffers) {
     bytes += buffer.size;
   }
+  // At least 2 by default, so that the parallel cases run in parallel.
   const int jobs =
-      settings.jobs > 0
-          ? settings.jobs
-          : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+      settings.jobs > 0 ? settings.jobs : std::max(2, ResolveJobs(0));
   printf("\ntrace %s: %.1f MiB in %zu buffer(s)\n", input.name.c_str(),
          bytes / 1048576.0, input.capture->manifest().buffers.size());
   PrintHeader();

@@ -2,6 +2,7 @@
 // Each backend is one case here; its decoder lives in its own folder.
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "decoders/coresight/coresight_decoder.h"
 #include "decoders/decoder.h"
 #include "decoders/pt/pt_decoder.h"
@@ -11,7 +12,10 @@ namespace hwt {
 absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& address_space,
-    const DecoderOptions& options) {
+    const DecoderOptions& requested) {
+  // Resolved here once, so that every backend reads jobs = 0 the same way.
+  DecoderOptions options = requested;
+  options.jobs = ResolveJobs(requested.jobs);
   const capture::Backend backend = capture.manifest().backend;
   switch (backend) {
     case capture::Backend::kPt: {

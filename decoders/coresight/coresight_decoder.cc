@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "decoders/coresight/decode_run.h"
 #include "decoders/coresight/frame_scanner.h"
 #include "decoders/coresight/memory_view.h"
@@ -357,7 +358,7 @@ absl::Status CoreSightDecoder::RunAll(RunMode mode, EventSink* events,
 
   // Work units: each buffer's sources, split into up to `jobs` groups
   // balanced by bytes.
-  const size_t jobs = std::max(1, options_.jobs);
+  const size_t jobs = ResolveJobs(options_.jobs);
   std::vector<WorkUnit> units;
   for (size_t p = 0; p < plans_.size(); ++p) {
     const BufferPlan& plan = plans_[p];

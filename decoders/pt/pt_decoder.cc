@@ -8,11 +8,11 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "decoders/insn_walker.h"
 #include "decoders/pt/pt_parallel.h"
 #include "decoders/pt/pt_seam.h"
@@ -59,11 +59,6 @@ void BuildPtConfig(const capture::Manifest& manifest,
   config.flags.variant.block.end_on_jump = options.end_on_jump;
   config.flags.variant.block.enable_tick_events = options.enable_tick_events;
   context->options = options;
-}
-
-int ResolveJobs(int jobs) {
-  if (jobs > 0) return jobs;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // Serialises calls into a sink shared between threads.
@@ -136,6 +131,7 @@ absl::StatusOr<std::unique_ptr<PtDecoder>> PtDecoder::Create(
   PtRunContext& run = decoder->run_;
   run.timeline = &address_space;
   BuildPtConfig(manifest, options, &run);
+  run.options.jobs = ResolveJobs(options.jobs);
   run.sections = std::make_unique<PtSectionCache>(address_space);
   if (run.sections->iscache() == nullptr) {
     return absl::ResourceExhaustedError(
@@ -264,7 +260,7 @@ absl::Status PtDecoder::MapBuffers(std::vector<MappedFile>* files,
 }
 
 absl::Status PtDecoder::Decode(EventSink& sink) {
-  const int jobs = ResolveJobs(run_.options.jobs);
+  const int jobs = run_.options.jobs;
   if (jobs > 1) {
     BufferingConsumer consumer(sink, run_.options.batch_size);
     return DecodeParallel(consumer, run_.options.segment_bytes, 2 * jobs + 2);
@@ -286,7 +282,7 @@ absl::Status PtDecoder::Decode(EventSink& sink) {
 
 absl::Status PtDecoder::DecodeSegments(SegmentConsumer& consumer) {
   size_t segment_bytes = run_.options.profile_segment_bytes;
-  const int jobs = ResolveJobs(run_.options.jobs);
+  const int jobs = run_.options.jobs;
   if (segment_bytes == 0) {
     uint64_t total = 0;
     for (const capture::BufferInfo& buffer : capture_.manifest().buffers) {
@@ -306,7 +302,7 @@ absl::Status PtDecoder::DecodeParallel(SegmentConsumer& consumer,
   std::vector<PtBufferInput> inputs;
   HWT_RETURN_IF_ERROR(MapBuffers(&files, &inputs));
   PtParallelOptions options;
-  options.jobs = ResolveJobs(run_.options.jobs);
+  options.jobs = run_.options.jobs;
   options.segment_bytes = segment_bytes;
   options.window = window;
   options.batch_size = run_.options.batch_size;

@@ -87,9 +87,6 @@ struct PtDecoderOptions {
   bool fast_path = false;
 };
 
-// The number of worker threads `jobs` asks for (0 = one per core).
-int ResolveJobs(int jobs);
-
 // What every stream of one run shares: the libipt configuration, the
 // section cache and the mapped image files.
 struct PtRunContext {
