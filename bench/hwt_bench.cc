@@ -37,7 +37,7 @@
 #include "bench/bench_pipeline.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
-#include "decoders/pt/pt_synthetic_capture.h"
+#include "recorder/synthetic_capture.h"
 #include "report/symbol_names.h"
 
 extern char** environ;
@@ -302,7 +302,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
 void RunSynthetic(const Settings& settings, double mib) {
   const std::string dir =
       absl::StrFormat("%s/synthetic-%gMiB", settings.data_dir, mib);
-  pt::SyntheticCaptureOptions options;
+  recorder::SyntheticCaptureOptions options;
   options.target_bytes = static_cast<uint64_t>(mib * 1048576);
   // A call graph with a bounded number of distinct stacks, like a real
   // program's (the default synthetic program's random call DAG with
@@ -310,22 +310,22 @@ void RunSynthetic(const Settings& settings, double mib) {
   // and so do the profile and the folded output).
   options.program.functions = 12;
   options.program.recursive_functions = 0;
-  absl::StatusOr<pt::SyntheticCapture> synthetic =
-      pt::OpenSyntheticCapture(dir, options.program);
+  absl::StatusOr<recorder::SyntheticCapture> synthetic =
+      recorder::OpenSyntheticCapture(dir, options.program);
   if (!synthetic.ok()) {
     mkdir(settings.data_dir.c_str(), 0755);
     mkdir(dir.c_str(), 0755);
     printf("\ngenerating a %g MiB synthetic trace in %s ...\n", mib,
            dir.c_str());
     fflush(stdout);
-    synthetic = pt::WriteSyntheticCapture(dir, options);
+    synthetic = recorder::WriteSyntheticCapture(dir, options);
   }
   if (!synthetic.ok()) {
     Fail(std::string(synthetic.status().message()));
     return;
   }
   std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
     ranges.push_back({fn.start, fn.end});
   }
   RangeResolver resolver(ranges);

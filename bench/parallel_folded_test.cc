@@ -13,8 +13,8 @@
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/pt/pt_seam.h"
-#include "decoders/pt/pt_synthetic_capture.h"
 #include "gtest/gtest.h"
+#include "recorder/synthetic_capture.h"
 #include "report/symbol_names.h"
 
 namespace hwt::bench {
@@ -134,14 +134,14 @@ TEST(ParallelFoldedTest, CoreSightSnapshotsMatchSequential) {
 TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
   auto dir = TempDir::Create("hwt-parallel-folded");
   ASSERT_TRUE(dir.ok());
-  pt::SyntheticCaptureOptions options;
+  recorder::SyntheticCaptureOptions options;
   options.instructions = 1'000'000;
   options.encoder.psb_period = 512;
-  auto synthetic = pt::WriteSyntheticCapture(dir->path(), options);
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   ASSERT_GT(synthetic->encoder.psbs, 100u);
   std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
     ranges.push_back({fn.start, fn.end});
   }
   RangeResolver resolver(ranges);
@@ -157,13 +157,13 @@ TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
 TEST(ParallelFoldedTest, KeepFilterGivesTheSameProfile) {
   auto dir = TempDir::Create("hwt-parallel-folded");
   ASSERT_TRUE(dir.ok());
-  pt::SyntheticCaptureOptions options;
+  recorder::SyntheticCaptureOptions options;
   options.instructions = 500'000;
   options.encoder.psb_period = 512;
-  auto synthetic = pt::WriteSyntheticCapture(dir->path(), options);
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : pt::SyntheticFunctions(*synthetic->program)) {
+  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
     ranges.push_back({fn.start, fn.end});
   }
   RangeResolver resolver(ranges);

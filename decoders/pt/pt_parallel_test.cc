@@ -15,13 +15,14 @@
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_sync.h"
-#include "decoders/pt/pt_synthetic_capture.h"
 #include "decoders/pt/pt_test_util.h"
 #include "gtest/gtest.h"
+#include "recorder/synthetic_capture.h"
 
 namespace hwt::pt {
 namespace {
 
+using recorder::SyntheticCaptureOptions;
 using testing::CollectingSink;
 
 struct Decoded {
@@ -155,7 +156,8 @@ class ParallelTest : public ::testing::TestWithParam<Config> {};
 TEST_P(ParallelTest, SameEventsAndStatsAsSequential) {
   auto dir = TempDir::Create("hwt-pt-parallel");
   ASSERT_TRUE(dir.ok());
-  auto synthetic = WriteSyntheticCapture(dir->path(), GetParam().options);
+  auto synthetic =
+      recorder::WriteSyntheticCapture(dir->path(), GetParam().options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   // Many PSBs, several per segment.
   ASSERT_GT(synthetic->encoder.psbs, 80u);
@@ -175,7 +177,7 @@ TEST(ParallelDecodingTest, CorruptTraceGivesTheSameErrors) {
   SyntheticCaptureOptions options;
   options.instructions = 1'000'000;
   options.encoder.psb_period = 512;
-  auto synthetic = WriteSyntheticCapture(dir->path(), options);
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   auto trace = ReadFileToString(synthetic->trace_path);
   ASSERT_TRUE(trace.ok());
@@ -204,8 +206,8 @@ TEST(ParallelDecodingTest, BuffersAndChunks) {
     options.instructions = 300'000 * (b + 1);
     options.execution_seed = 10 + b;
     options.encoder.psb_period = 1024;
-    auto synthetic =
-        WriteSyntheticCapture(absl::StrFormat("%s", dir->path()), options);
+    auto synthetic = recorder::WriteSyntheticCapture(
+        absl::StrFormat("%s", dir->path()), options);
     ASSERT_TRUE(synthetic.ok()) << synthetic.status();
     auto bytes = ReadFileToString(synthetic->trace_path);
     ASSERT_TRUE(bytes.ok());
@@ -236,7 +238,7 @@ TEST(ParallelDecodingTest, CommittedSegmentsConcatenateToTheStream) {
   SyntheticCaptureOptions options;
   options.instructions = 2'000'000;
   options.encoder.psb_period = 512;
-  auto synthetic = WriteSyntheticCapture(dir->path(), options);
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   Decoded sequential;
   Decode(*synthetic->capture, synthetic->timeline, PtDecoderOptions(),

@@ -1,5 +1,5 @@
-// Synthetic PT captures; see pt_synthetic_capture.h.
-#include "decoders/pt/pt_synthetic_capture.h"
+// Synthetic PT captures; see synthetic_capture.h.
+#include "recorder/synthetic_capture.h"
 
 #include <sys/stat.h>
 
@@ -9,25 +9,23 @@
 #include "base/file_util.h"
 #include "base/status_macros.h"
 
-namespace hwt::pt {
+namespace hwt::recorder {
 namespace {
 
 // Trace bytes per instruction of `program` under `options`, measured on a
 // short execution.
 absl::StatusOr<double> BytesPerInstruction(
-    const recorder::SyntheticProgram& program,
-    const SyntheticCaptureOptions& options) {
+    const SyntheticProgram& program, const SyntheticCaptureOptions& options) {
   auto source = program.NewInsnSource();
   uint64_t bytes = 0;
-  recorder::PtEncoder encoder(source.get(), options.encoder,
-                              [&](std::string_view data) {
-                                bytes += data.size();
-                                return absl::OkStatus();
-                              });
-  recorder::SyntheticExecutionOptions run;
+  PtEncoder encoder(source.get(), options.encoder, [&](std::string_view data) {
+    bytes += data.size();
+    return absl::OkStatus();
+  });
+  SyntheticExecutionOptions run;
   run.seed = options.execution_seed;
   run.instructions = 2'000'000;
-  const auto stats = recorder::RunSyntheticExecution(program, run, &encoder);
+  const auto stats = RunSyntheticExecution(program, run, &encoder);
   HWT_RETURN_IF_ERROR(encoder.Finish());
   return static_cast<double>(bytes) /
          static_cast<double>(std::max<uint64_t>(stats.instructions, 1));
@@ -86,13 +84,13 @@ absl::StatusOr<SyntheticCapture> OpenRawCodeCapture(
 
 absl::StatusOr<SyntheticCapture> WriteSyntheticCapture(
     const std::string& dir, const SyntheticCaptureOptions& options) {
-  auto program = std::make_unique<recorder::SyntheticProgram>(
-      recorder::SyntheticProgram::Generate(options.program));
+  auto program = std::make_unique<SyntheticProgram>(
+      SyntheticProgram::Generate(options.program));
   const std::string code_path = dir + "/code.bin";
   const std::string trace_path = dir + "/trace.pt";
   HWT_RETURN_IF_ERROR(program->WriteCode(code_path));
 
-  recorder::SyntheticExecutionOptions run;
+  SyntheticExecutionOptions run;
   run.seed = options.execution_seed;
   run.instructions = options.instructions;
   run.code_path = code_path;
@@ -105,11 +103,11 @@ absl::StatusOr<SyntheticCapture> WriteSyntheticCapture(
   HWT_ASSIGN_OR_RETURN(AtomicFileWriter writer,
                        AtomicFileWriter::Create(trace_path));
   auto source = program->NewInsnSource();
-  recorder::PtEncoder encoder(
+  PtEncoder encoder(
       source.get(), options.encoder,
       [&writer](std::string_view data) { return writer.Write(data); });
-  const recorder::SyntheticExecutionStats execution =
-      recorder::RunSyntheticExecution(*program, run, &encoder);
+  const SyntheticExecutionStats execution =
+      RunSyntheticExecution(*program, run, &encoder);
   HWT_RETURN_IF_ERROR(encoder.Finish());
   HWT_RETURN_IF_ERROR(writer.Commit());
 
@@ -123,9 +121,9 @@ absl::StatusOr<SyntheticCapture> WriteSyntheticCapture(
 }
 
 absl::StatusOr<SyntheticCapture> OpenSyntheticCapture(
-    const std::string& dir, const recorder::SyntheticProgramOptions& program) {
-  auto generated = std::make_unique<recorder::SyntheticProgram>(
-      recorder::SyntheticProgram::Generate(program));
+    const std::string& dir, const SyntheticProgramOptions& program) {
+  auto generated =
+      std::make_unique<SyntheticProgram>(SyntheticProgram::Generate(program));
   HWT_ASSIGN_OR_RETURN(SyntheticCapture result,
                        OpenRawCodeCapture(dir + "/trace.pt", dir + "/code.bin",
                                           generated->base()));
@@ -141,7 +139,7 @@ absl::StatusOr<SyntheticCapture> OpenSyntheticCapture(
 }
 
 std::vector<SyntheticFunction> SyntheticFunctions(
-    const recorder::SyntheticProgram& program) {
+    const SyntheticProgram& program) {
   std::vector<SyntheticFunction> by_function(
       static_cast<size_t>(program.function_count()) + 1);
   for (const auto& insn : program.instructions()) {
@@ -167,4 +165,4 @@ std::vector<SyntheticFunction> SyntheticFunctions(
   return ranges;
 }
 
-}  // namespace hwt::pt
+}  // namespace hwt::recorder

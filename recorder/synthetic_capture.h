@@ -4,9 +4,9 @@
 // does not grow with the trace), opened as a capture with the program's raw
 // code mapped at its base, and the program's function ranges (for resolvers
 // that give profiles of synthetic traces real call stacks). Test/bench only
-// (hwt_pt_synthetic): it links the recorder.
-#ifndef HWT_DECODERS_PT_PT_SYNTHETIC_CAPTURE_H_
-#define HWT_DECODERS_PT_PT_SYNTHETIC_CAPTURE_H_
+// (hwt_synthetic_capture).
+#ifndef HWT_RECORDER_SYNTHETIC_CAPTURE_H_
+#define HWT_RECORDER_SYNTHETIC_CAPTURE_H_
 
 #include <cstdint>
 #include <memory>
@@ -20,26 +20,26 @@
 #include "recorder/pt_encoder.h"
 #include "recorder/synthetic_program.h"
 
-namespace hwt::pt {
+namespace hwt::recorder {
 
 struct SyntheticCaptureOptions {
-  recorder::SyntheticProgramOptions program;
+  SyntheticProgramOptions program;
   uint64_t execution_seed = 1;
   // Instruction budget of the execution; with target_bytes != 0 it is
   // derived from a short pilot run so that the trace has about that size.
   uint64_t instructions = 100000;
   uint64_t target_bytes = 0;
-  recorder::PtEncoderOptions encoder;
+  PtEncoderOptions encoder;
 };
 
 struct SyntheticCapture {
   std::string code_path;
   std::string trace_path;
-  std::unique_ptr<recorder::SyntheticProgram> program;
+  std::unique_ptr<SyntheticProgram> program;
   std::unique_ptr<capture::Capture> capture;
   capture::AddressSpaceTimeline timeline;
-  recorder::PtEncoderStats encoder;  // empty when opened from files
-  recorder::SyntheticExecutionStats execution;
+  PtEncoderStats encoder;  // empty when opened from files
+  SyntheticExecutionStats execution;
 };
 
 // Generates the program and its trace into `dir` (code.bin, trace.pt) and
@@ -50,7 +50,7 @@ absl::StatusOr<SyntheticCapture> WriteSyntheticCapture(
 // Opens files written by WriteSyntheticCapture with the same program options
 // (the program is regenerated from its seed: only the trace is slow to make).
 absl::StatusOr<SyntheticCapture> OpenSyntheticCapture(
-    const std::string& dir, const recorder::SyntheticProgramOptions& program);
+    const std::string& dir, const SyntheticProgramOptions& program);
 
 // A capture of `trace_path` (one buffer, thread mode, Skylake-SP) with raw
 // code `code_path` mapped at `base` from position 0.
@@ -63,8 +63,8 @@ struct SyntheticFunction {
   uint64_t end = 0;
 };
 std::vector<SyntheticFunction> SyntheticFunctions(
-    const recorder::SyntheticProgram& program);
+    const SyntheticProgram& program);
 
-}  // namespace hwt::pt
+}  // namespace hwt::recorder
 
-#endif  // HWT_DECODERS_PT_PT_SYNTHETIC_CAPTURE_H_
+#endif  // HWT_RECORDER_SYNTHETIC_CAPTURE_H_
