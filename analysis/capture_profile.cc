@@ -150,7 +150,6 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
     const CaptureProfileOptions& options) {
   DecoderOptions decoder_options;
   decoder_options.jobs = ResolveJobs(options.jobs);
-  decoder_options.fast_path = options.fast_path;
   decoder_options.segment_bytes = options.segment_bytes;
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
                        CreateDecoder(capture, timeline, decoder_options));

@@ -29,7 +29,6 @@ namespace hwt::analysis {
 
 struct CaptureProfileOptions {
   int jobs = 1;              // worker threads; 0 = one per core
-  bool fast_path = false;    // Intel PT fast path: not implemented, ignored
   size_t segment_bytes = 0;  // per parallel segment; 0 = automatic
   // Called now and then with (trace bytes done, total trace bytes).
   std::function<void(uint64_t done, uint64_t total)> progress;

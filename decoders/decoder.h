@@ -71,9 +71,6 @@ struct DecoderOptions {
   // Worker threads for independent buffers and PSB segments; 0 = one per
   // core. The events are the same for any number.
   int jobs = 1;
-  // Intel PT: decode with a block-cache fast path where it applies. Not
-  // implemented yet: ignored, libipt's block decoder is always used.
-  bool fast_path = false;
   // Trace bytes per parallel segment; 0 = chosen from the trace size and
   // the number of jobs (tests set it small to get many seams).
   size_t segment_bytes = 0;

@@ -21,7 +21,6 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     case capture::Backend::kPt: {
       pt::PtDecoderOptions pt_options;
       pt_options.jobs = options.jobs;
-      pt_options.fast_path = options.fast_path;
       if (options.segment_bytes != 0) {
         pt_options.segment_bytes = options.segment_bytes;
         pt_options.profile_segment_bytes = options.segment_bytes;

@@ -83,8 +83,6 @@ struct PtDecoderOptions {
   // chosen from the trace size and the number of jobs).
   size_t segment_bytes = 32 << 10;
   size_t profile_segment_bytes = 0;
-  // Block-cache fast path: not implemented yet, ignored.
-  bool fast_path = false;
 };
 
 // What every stream of one run shares: the libipt configuration, the

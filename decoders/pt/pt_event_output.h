@@ -13,7 +13,7 @@
 // and joined with the next one when that one continues it (same region, mode,
 // time and speculation state), so that every block ends at a branch, an
 // event, a gap or a region boundary, whatever the cache held. The sequential
-// and the parallel decoder, and the fast path, all produce these blocks.
+// and the parallel decoder both produce these blocks.
 #ifndef HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 #define HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 

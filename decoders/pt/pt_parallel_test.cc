@@ -80,10 +80,8 @@ void ExpectSameStats(const StreamStats& a, const StreamStats& b) {
 // Decodes with jobs 1 and then with 2, 3 and 8 jobs and small segments.
 void ExpectParallelEqualsSequential(
     const capture::Capture& capture,
-    const capture::AddressSpaceTimeline& timeline, size_t segment_bytes,
-    bool fast_path = false) {
+    const capture::AddressSpaceTimeline& timeline, size_t segment_bytes) {
   PtDecoderOptions options;
-  options.fast_path = fast_path;
   Decoded sequential;
   Decode(capture, timeline, options, &sequential);
   const size_t streams = capture.manifest().buffers.size();
