@@ -21,10 +21,7 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     case capture::Backend::kPt: {
       pt::PtDecoderOptions pt_options;
       pt_options.jobs = options.jobs;
-      if (options.segment_bytes != 0) {
-        pt_options.segment_bytes = options.segment_bytes;
-        pt_options.profile_segment_bytes = options.segment_bytes;
-      }
+      pt_options.segment_bytes = options.segment_bytes;
       HWT_ASSIGN_OR_RETURN(
           std::unique_ptr<pt::PtDecoder> decoder,
           pt::PtDecoder::Create(capture, address_space, pt_options));

@@ -263,7 +263,10 @@ absl::Status PtDecoder::Decode(EventSink& sink) {
   const int jobs = run_.options.jobs;
   if (jobs > 1) {
     BufferingConsumer consumer(sink, run_.options.batch_size);
-    return DecodeParallel(consumer, run_.options.segment_bytes, 2 * jobs + 2);
+    const size_t segment_bytes = run_.options.segment_bytes != 0
+                                     ? run_.options.segment_bytes
+                                     : kDecodeSegmentBytes;
+    return DecodeParallel(consumer, segment_bytes, 2 * jobs + 2);
   }
   std::vector<MappedFile> files;
   std::vector<PtBufferInput> inputs;
@@ -281,7 +284,7 @@ absl::Status PtDecoder::Decode(EventSink& sink) {
 }
 
 absl::Status PtDecoder::DecodeSegments(SegmentConsumer& consumer) {
-  size_t segment_bytes = run_.options.profile_segment_bytes;
+  size_t segment_bytes = run_.options.segment_bytes;
   const int jobs = run_.options.jobs;
   if (segment_bytes == 0) {
     uint64_t total = 0;

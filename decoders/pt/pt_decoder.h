@@ -63,6 +63,8 @@
 
 namespace hwt::pt {
 
+inline constexpr size_t kDecodeSegmentBytes = 32 << 10;
+
 struct PtDecoderOptions {
   // End a block at every call / every jump (libipt end_on_call /
   // end_on_jump): calls and tail calls become visible in the event stream
@@ -78,11 +80,11 @@ struct PtDecoderOptions {
   // (pt_parallel.h); the events are exactly those of jobs = 1, delivered
   // per stream in the same order (sink calls are serialised).
   int jobs = 1;
-  // Trace bytes per segment for Decode() with jobs > 1 (its events are held
-  // until their turn, so this bounds memory) and for DecodeSegments() (0:
-  // chosen from the trace size and the number of jobs).
-  size_t segment_bytes = 32 << 10;
-  size_t profile_segment_bytes = 0;
+  // Trace bytes per parallel segment. 0: for Decode() with jobs > 1,
+  // kDecodeSegmentBytes (its events are held until their turn, so this
+  // bounds memory); for DecodeSegments(), chosen from the trace size and the
+  // number of jobs.
+  size_t segment_bytes = 0;
 };
 
 // What every stream of one run shares: the libipt configuration, the

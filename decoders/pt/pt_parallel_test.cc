@@ -262,7 +262,7 @@ TEST(ParallelDecodingTest, CommittedSegmentsConcatenateToTheStream) {
   for (int jobs : {1, 2, 3}) {
     PtDecoderOptions parallel;
     parallel.jobs = jobs;
-    parallel.profile_segment_bytes = 4096;
+    parallel.segment_bytes = 4096;
     auto decoder =
         PtDecoder::Create(*synthetic->capture, synthetic->timeline, parallel);
     ASSERT_TRUE(decoder.ok());
