@@ -3,17 +3,12 @@
 #include "decoders/pt/pt_decoder.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstring>
-#include <limits>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/threads.h"
-#include "decoders/insn_walker.h"
 #include "decoders/pt/pt_parallel.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_segment_decoder.h"
@@ -61,36 +56,12 @@ void BuildPtConfig(const capture::Manifest& manifest,
   context->options = options;
 }
 
-// Serialises calls into a sink shared between threads.
-class PtStreamDecoder::LockedSink : public EventSink {
- public:
-  LockedSink(EventSink* sink, std::mutex* mutex) : sink_(sink), mutex_(mutex) {}
-  void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
-    std::lock_guard<std::mutex> lock(*mutex_);
-    sink_->OnEvents(stream, events);
-  }
-  void OnStreamEnd(uint32_t stream) override {
-    std::lock_guard<std::mutex> lock(*mutex_);
-    sink_->OnStreamEnd(stream);
-  }
-
- private:
-  EventSink* sink_;
-  std::mutex* mutex_;
-};
-
 PtStreamDecoder::PtStreamDecoder(const PtRunContext& run, size_t buffer_index,
-                                 uint32_t stream, EventSink* sink,
-                                 std::mutex* sink_mutex)
+                                 uint32_t stream, EventSink* sink)
     : run_(run),
       stream_(stream),
       sink_(sink),
-      decoder_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {
-  if (sink_mutex != nullptr) {
-    locked_ = std::make_unique<LockedSink>(sink, sink_mutex);
-    sink_ = locked_.get();
-  }
-}
+      decoder_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {}
 
 PtStreamDecoder::~PtStreamDecoder() = default;
 
@@ -272,7 +243,7 @@ absl::Status PtDecoder::Decode(EventSink& sink) {
   std::vector<PtBufferInput> inputs;
   HWT_RETURN_IF_ERROR(MapBuffers(&files, &inputs));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    PtStreamDecoder stream(run_, i, static_cast<uint32_t>(i), &sink, nullptr);
+    PtStreamDecoder stream(run_, i, static_cast<uint32_t>(i), &sink);
     for (const capture::BufferChunk& chunk : inputs[i].chunks) {
       stream.DecodeChunk(inputs[i].data + chunk.offset, chunk.size,
                          chunk.offset, chunk.data_lost_before);

@@ -48,7 +48,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -110,9 +109,8 @@ struct PtBufferInput;
 // events in batches.
 class PtStreamDecoder {
  public:
-  // `sink_mutex` (may be null) serialises calls into `sink`.
   PtStreamDecoder(const PtRunContext& run, size_t buffer_index, uint32_t stream,
-                  EventSink* sink, std::mutex* sink_mutex);
+                  EventSink* sink);
   ~PtStreamDecoder();
 
   // Decodes [data, data + size), which sits at `file_offset` in the buffer's
@@ -126,11 +124,9 @@ class PtStreamDecoder {
   const StreamStats& stats() const { return stats_; }
 
  private:
-  class LockedSink;
   const PtRunContext& run_;
   uint32_t stream_;
   EventSink* sink_;
-  std::unique_ptr<LockedSink> locked_;
   std::unique_ptr<PtSegmentDecoder> decoder_;
   StreamStats stats_;
 };

@@ -8,10 +8,8 @@
 
 namespace hwt::pt {
 
-EventOutput::EventOutput(EventSink* sink, std::mutex* sink_mutex,
-                         uint32_t stream, size_t batch_size)
+EventOutput::EventOutput(EventSink* sink, uint32_t stream, size_t batch_size)
     : sink_(sink),
-      sink_mutex_(sink_mutex),
       stream_(stream),
       batch_size_(std::max<size_t>(batch_size, 1)),
       hold_limit_(4 * batch_size_) {
@@ -43,16 +41,6 @@ void EventOutput::Drain() {
   if (held_) FlushHeld();
   if (pending_ != kNone) Resolve(std::nullopt);
   Flush(events_.size());
-}
-
-void EventOutput::Finish() {
-  Drain();
-  if (sink_mutex_ != nullptr) {
-    std::lock_guard<std::mutex> lock(*sink_mutex_);
-    sink_->OnStreamEnd(stream_);
-  } else {
-    sink_->OnStreamEnd(stream_);
-  }
 }
 
 std::optional<uint64_t> EventOutput::LocationOf(const Event& event) {
@@ -105,12 +93,7 @@ void EventOutput::MaybeFlush() {
 void EventOutput::Flush(size_t count) {
   if (count == 0) return;
   absl::Span<const Event> span(events_.data(), count);
-  if (sink_mutex_ != nullptr) {
-    std::lock_guard<std::mutex> lock(*sink_mutex_);
-    sink_->OnEvents(stream_, span);
-  } else {
-    sink_->OnEvents(stream_, span);
-  }
+  sink_->OnEvents(stream_, span);
   events_.erase(events_.begin(), events_.begin() + count);
   if (pending_ != kNone) pending_ -= count;
 }

@@ -20,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -30,9 +29,7 @@ namespace hwt::pt {
 
 class EventOutput {
  public:
-  // `sink_mutex` (may be null) serialises calls into `sink`.
-  EventOutput(EventSink* sink, std::mutex* sink_mutex, uint32_t stream,
-              size_t batch_size);
+  EventOutput(EventSink* sink, uint32_t stream, size_t batch_size);
 
   // Any event but a block.
   void Add(const Event& event) {
@@ -66,9 +63,6 @@ class EventOutput {
     }
     PutCondBlock(block, target);
   }
-  // Delivers everything (a held-back branch is unknown) and calls
-  // OnStreamEnd().
-  void Finish();
   // Delivers everything (a held-back branch is unknown), without
   // OnStreamEnd().
   void Drain();
@@ -114,7 +108,6 @@ class EventOutput {
   void Flush(size_t count);
 
   EventSink* sink_;
-  std::mutex* sink_mutex_;
   uint32_t stream_;
   size_t batch_size_;
   // Events held behind an undecided branch before it is given up as

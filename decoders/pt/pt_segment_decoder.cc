@@ -455,7 +455,7 @@ void PtSegmentDecoder::Decode(const PtDecodeJob& job, EventSink* sink,
   other_errors_.clear();
   other_bytes_lost_ = 0;
   batch_size_ = batch_size;
-  out_ = std::make_unique<EventOutput>(sink, nullptr, stream, batch_size);
+  out_ = std::make_unique<EventOutput>(sink, stream, batch_size);
   if (prompt_from_ == 0) Prompt(0);
   DecodeRun(job);
   out_->Drain();

@@ -131,7 +131,7 @@ TEST(PtTraceBufferTest, DecoderAndListerOnTracesCutInTheLastPsb) {
     run.sections = std::make_unique<PtSectionCache>(test->timeline);
     run.files = std::make_shared<ImageFileCache>();
     CollectingSink sink;
-    PtStreamDecoder stream(run, 0, 0, &sink, nullptr);
+    PtStreamDecoder stream(run, 0, 0, &sink);
     stream.DecodeChunk(bytes.data(), bytes.size(), 0, false);
     stream.Finish();
     const StreamStats& stats = stream.stats();
