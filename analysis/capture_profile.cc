@@ -2,51 +2,43 @@
 #include "analysis/capture_profile.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/profile_builder.h"
 #include "base/status_macros.h"
 #include "base/threads.h"
+#include "decoders/progress_sink.h"
 
 namespace hwt::analysis {
 namespace {
 
-// Forwards events (those `keep` keeps) to the profile builder and reports
-// progress by the trace offsets the events carry (the decoder itself knows
-// nothing of progress).
-class ProgressSink : public EventSink {
+// Forwards the events `keep` keeps (all of them without `keep`).
+class KeepFilterSink : public EventSink {
  public:
-  ProgressSink(EventSink* next, const CaptureProfileOptions& options,
-               std::vector<uint64_t> stream_base, uint64_t total)
-      : next_(next),
-        options_(options),
-        stream_base_(std::move(stream_base)),
-        total_(total) {}
+  using KeepFn = std::function<bool(uint32_t stream, const Event& event)>;
+
+  KeepFilterSink(EventSink* next, const KeepFn& keep)
+      : next_(next), keep_(keep) {}
 
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
-    if (options_.keep) {
-      kept_.clear();
-      for (const Event& e : events) {
-        if (options_.keep(stream, e)) kept_.push_back(e);
-      }
-      if (!kept_.empty()) next_->OnEvents(stream, kept_);
-    } else {
+    if (!keep_) {
       next_->OnEvents(stream, events);
+      return;
     }
-    if (options_.progress && !events.empty() && stream < stream_base_.size()) {
-      options_.progress(
-          std::min(total_, stream_base_[stream] + events.back().offset),
-          total_);
+    kept_.clear();
+    for (const Event& e : events) {
+      if (keep_(stream, e)) kept_.push_back(e);
     }
+    if (!kept_.empty()) next_->OnEvents(stream, kept_);
   }
   void OnStreamEnd(uint32_t stream) override { next_->OnStreamEnd(stream); }
 
  private:
   EventSink* next_;
-  const CaptureProfileOptions& options_;
-  std::vector<uint64_t> stream_base_;  // bytes of the buffers before it
-  uint64_t total_;
+  const KeepFn& keep_;
   std::vector<Event> kept_;
 };
 
@@ -106,31 +98,26 @@ class SegmentProfiles : public SegmentConsumer {
   Profile Finish() { return merger_.Finish(); }
 
  private:
-  // A segment's builder, remembering how far its events went (progress).
-  class Segment : public ProfileBuilder {
+  // A segment's builder behind the keep filter, remembering how far its
+  // events went (progress).
+  class Segment : public EventSink {
    public:
     Segment(const capture::AddressSpaceTimeline& timeline,
             FunctionResolver& resolver, const ProfileOptions& options,
             const CaptureProfileOptions& capture_options)
-        : ProfileBuilder(timeline, resolver, options),
-          keep_(capture_options.keep) {}
+        : builder_(timeline, resolver, options),
+          filter_(&builder_, capture_options.keep) {}
     void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
       if (!events.empty()) last_offset = events.back().offset;
-      if (!keep_) {
-        ProfileBuilder::OnEvents(stream, events);
-        return;
-      }
-      kept_.clear();
-      for (const Event& e : events) {
-        if (keep_(stream, e)) kept_.push_back(e);
-      }
-      if (!kept_.empty()) ProfileBuilder::OnEvents(stream, kept_);
+      filter_.OnEvents(stream, events);
     }
+    void OnStreamEnd(uint32_t stream) override { filter_.OnStreamEnd(stream); }
+    ProfileSegment FinishSegment() { return builder_.FinishSegment(); }
     uint64_t last_offset = 0;
 
    private:
-    const std::function<bool(uint32_t, const Event&)>& keep_;
-    std::vector<Event> kept_;
+    ProfileBuilder builder_;
+    KeepFilterSink filter_;
   };
 
   const capture::AddressSpaceTimeline& timeline_;
@@ -157,9 +144,11 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   ProfileOptions profile_options;
   profile_options.per_context =
       capture.manifest().mode == capture::TraceMode::kCpu;
+  std::vector<uint64_t> buffer_sizes;
   std::vector<uint64_t> buffer_base;
   uint64_t total = 0;
   for (const capture::BufferInfo& buffer : capture.manifest().buffers) {
+    buffer_sizes.push_back(buffer.size);
     buffer_base.push_back(total);
     total += buffer.size;
   }
@@ -181,8 +170,10 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   } else {
     profile_options.observer = options.observer;
     ProfileBuilder builder(timeline, resolver, profile_options);
-    ProgressSink sink(&builder, options, std::move(stream_base), total);
-    HWT_RETURN_IF_ERROR(decoder->Decode(sink));
+    KeepFilterSink filter(&builder, options.keep);
+    ProgressSink progress(&filter, decoder->streams(), buffer_sizes,
+                          options.progress);
+    HWT_RETURN_IF_ERROR(decoder->Decode(progress));
     result.profile = builder.Finish();
   }
   result.streams = decoder->streams();
