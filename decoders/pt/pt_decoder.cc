@@ -280,11 +280,7 @@ absl::Status PtDecoder::DecodeParallel(SegmentConsumer& consumer,
   options.segment_bytes = segment_bytes;
   options.window = window;
   options.batch_size = run_.options.batch_size;
-  const PtParallelStats counts =
-      DecodeInParallel(run_, inputs, options, consumer, &stats_, nullptr);
-  segment_counts_.segments = counts.segments;
-  segment_counts_.committed = counts.committed;
-  segment_counts_.dropped = counts.dropped;
+  segment_counts_ = DecodeInParallel(run_, inputs, options, consumer, &stats_);
   return absl::OkStatus();
 }
 

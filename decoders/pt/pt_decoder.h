@@ -105,6 +105,13 @@ void BuildPtConfig(const capture::Manifest& manifest,
 class PtSegmentDecoder;
 struct PtBufferInput;
 
+// How the segments of a parallel decode went.
+struct PtParallelStats {
+  uint64_t segments = 0;   // planned
+  uint64_t committed = 0;  // their output is part of the streams
+  uint64_t dropped = 0;    // a predecessor found no seam and went through
+};
+
 // Decodes one stream (buffer) chunk by chunk, sequentially, delivering
 // events in batches.
 class PtStreamDecoder {
@@ -148,12 +155,7 @@ class PtDecoder : public TraceDecoder {
 
   const PtCpuSetup& cpu() const { return run_.cpu; }
   // Segments of the last parallel decode: planned, committed, dropped.
-  struct SegmentCounts {
-    uint64_t segments = 0;
-    uint64_t committed = 0;
-    uint64_t dropped = 0;
-  };
-  const SegmentCounts& segment_counts() const { return segment_counts_; }
+  const PtParallelStats& segment_counts() const { return segment_counts_; }
   // Things the user should know once (unknown CPU...).
   const std::vector<std::string>& notes() const { return notes_; }
 
@@ -174,7 +176,7 @@ class PtDecoder : public TraceDecoder {
   std::vector<StreamInfo> streams_;
   std::vector<StreamStats> stats_;
   std::vector<std::string> notes_;
-  SegmentCounts segment_counts_;
+  PtParallelStats segment_counts_;
 };
 
 }  // namespace hwt::pt

@@ -37,7 +37,6 @@ struct Result {
   StreamStats stats;
   // Index into the starts after the task's own (see Task).
   std::optional<size_t> stitched_to;
-  uint64_t end_offset = 0;  // file offset decoded up to
 };
 
 enum class State { kWaiting, kRunning, kDone, kCommitted, kDropped };
@@ -53,14 +52,12 @@ class Scheduler {
  public:
   Scheduler(const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
             const PtParallelOptions& options, SegmentConsumer& consumer,
-            std::vector<StreamStats>* stats,
-            const std::function<void(uint32_t, uint64_t)>& progress)
+            std::vector<StreamStats>* stats)
       : run_(run),
         buffers_(buffers),
         options_(options),
         consumer_(consumer),
-        stats_(stats),
-        progress_(progress) {
+        stats_(stats) {
     Plan();
   }
 
@@ -201,8 +198,6 @@ class Scheduler {
     decoders.main->Decode(job, &output, plan.stream, options_.batch_size);
     output.Finish();
     result.stitched_to = output.stitched_to();
-    result.end_offset = result.stitched_to ? later[*result.stitched_to]
-                                           : chunk.offset + chunk.size;
     return result;
   }
 
@@ -234,7 +229,6 @@ class Scheduler {
       lock.unlock();
       (*stats_)[b].Merge(result.stats);
       consumer_.CommitSegment(plan.stream, std::move(result.sink));
-      if (progress_) progress_(plan.stream, result.end_offset);
       if (stream_end) consumer_.EndStream(plan.stream);
       lock.lock();
       if (stream_end) cursor_[b] = tasks_.size();
@@ -248,7 +242,6 @@ class Scheduler {
   const PtParallelOptions& options_;
   SegmentConsumer& consumer_;
   std::vector<StreamStats>* stats_;
-  const std::function<void(uint32_t, uint64_t)>& progress_;
 
   std::vector<ChunkPlan> plans_;
   std::vector<Task> tasks_;
@@ -265,12 +258,12 @@ class Scheduler {
 
 }  // namespace
 
-PtParallelStats DecodeInParallel(
-    const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
-    const PtParallelOptions& options, SegmentConsumer& consumer,
-    std::vector<StreamStats>* stats,
-    const std::function<void(uint32_t stream, uint64_t offset)>& progress) {
-  Scheduler scheduler(run, buffers, options, consumer, stats, progress);
+PtParallelStats DecodeInParallel(const PtRunContext& run,
+                                 const std::vector<PtBufferInput>& buffers,
+                                 const PtParallelOptions& options,
+                                 SegmentConsumer& consumer,
+                                 std::vector<StreamStats>* stats) {
+  Scheduler scheduler(run, buffers, options, consumer, stats);
   scheduler.Run();
   return scheduler.parallel_stats();
 }

@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,21 +33,13 @@ struct PtParallelOptions {
   size_t batch_size = 4096;
 };
 
-// How the segments went.
-struct PtParallelStats {
-  uint64_t segments = 0;   // planned
-  uint64_t committed = 0;  // their output is part of the streams
-  uint64_t dropped = 0;    // a predecessor found no seam and went through
-};
-
 // Decodes buffers[i] as stream i into `consumer`; stats[i] gets the
-// stream's statistics. `progress` (may be empty) is called after every
-// commit with the stream and the file offset decoded up to.
-PtParallelStats DecodeInParallel(
-    const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
-    const PtParallelOptions& options, SegmentConsumer& consumer,
-    std::vector<StreamStats>* stats,
-    const std::function<void(uint32_t stream, uint64_t offset)>& progress);
+// stream's statistics.
+PtParallelStats DecodeInParallel(const PtRunContext& run,
+                                 const std::vector<PtBufferInput>& buffers,
+                                 const PtParallelOptions& options,
+                                 SegmentConsumer& consumer,
+                                 std::vector<StreamStats>* stats);
 
 }  // namespace hwt::pt
 

@@ -28,7 +28,7 @@ using testing::CollectingSink;
 struct Decoded {
   CollectingSink sink;
   std::vector<StreamStats> stats;
-  PtDecoder::SegmentCounts segments;
+  PtParallelStats segments;
 };
 
 void Decode(const capture::Capture& capture,
