@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -415,6 +417,12 @@ bool DecodeFinishes(TestCapture& test, const PtDecoderOptions& options,
                     int seconds) {
   fflush(nullptr);
   pid_t pid = fork();
+  if (pid < 0) {
+    // Without this, waitpid(-1) would report "exited 0" and kill(-1) would
+    // hit every process we may signal.
+    ADD_FAILURE() << "fork failed: " << strerror(errno);
+    return false;
+  }
   if (pid == 0) {
     auto decoder = PtDecoder::Create(*test.capture, test.timeline, options);
     CollectingSink sink;
