@@ -590,7 +590,10 @@ TEST(PtDecoderTest, EventsComeInBatchesOfAtMostBatchSize) {
   EXPECT_EQ(Blocks(small.blocks), Blocks(big.blocks));
 }
 
-TEST(PtDecoderTest, ParallelDecodingGivesTheSameStreams) {
+// Four buffers of one PSB each: with jobs 2 the buffers are decoded on
+// different workers, each in one segment (no seams: pt_parallel_test.cc
+// checks those on long traces).
+TEST(PtDecoderTest, ParallelDecodingOfBuffersGivesTheSameStreams) {
   std::vector<std::vector<uint8_t>> traces;
   for (int i = 0; i < 4; ++i) {
     PtWriter w;
@@ -606,7 +609,7 @@ TEST(PtDecoderTest, ParallelDecodingGivesTheSameStreams) {
   Decoded serial = Decode(*serial_capture);
   Decoded threaded = Decode(*serial_capture, parallel);
   for (uint32_t s = 0; s < 4; ++s) {
-    // Exactly the same events (pt_parallel_test.cc checks long traces).
+    // Exactly the same events.
     const auto serial_blocks = serial.sink.OfKind(EventKind::kBlock, s);
     const auto threaded_blocks = threaded.sink.OfKind(EventKind::kBlock, s);
     EXPECT_EQ(Blocks(threaded_blocks), Blocks(serial_blocks));
