@@ -7,6 +7,17 @@
 #include "base/status_macros.h"
 
 namespace hwt::pt::testing {
+namespace {
+
+// A packet of `type` with every payload field zero.
+pt_packet Blank(pt_packet_type type) {
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof(packet));
+  packet.type = type;
+  return packet;
+}
+
+}  // namespace
 
 PtWriter& PtWriter::Packet(const pt_packet& packet) {
   uint8_t scratch[64];
@@ -21,18 +32,11 @@ PtWriter& PtWriter::Packet(const pt_packet& packet) {
   return *this;
 }
 
-PtWriter& PtWriter::Simple(pt_packet_type type) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = type;
-  return Packet(packet);
-}
+PtWriter& PtWriter::Simple(pt_packet_type type) { return Packet(Blank(type)); }
 
 PtWriter& PtWriter::Ip(pt_packet_type type, uint64_t ip,
                        pt_ip_compression ipc) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = type;
+  pt_packet packet = Blank(type);
   packet.payload.ip.ipc = ipc;
   packet.payload.ip.ip = ip;
   return Packet(packet);
@@ -52,9 +56,7 @@ PtWriter& PtWriter::TipPgd(uint64_t ip, pt_ip_compression ipc) {
 }
 
 PtWriter& PtWriter::Tnt(std::string_view bits) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = bits.size() <= 6 ? ppt_tnt_8 : ppt_tnt_64;
+  pt_packet packet = Blank(bits.size() <= 6 ? ppt_tnt_8 : ppt_tnt_64);
   packet.payload.tnt.bit_size = static_cast<uint8_t>(bits.size());
   for (char bit : bits) {
     packet.payload.tnt.payload =
@@ -64,27 +66,21 @@ PtWriter& PtWriter::Tnt(std::string_view bits) {
 }
 
 PtWriter& PtWriter::ModeExec64() {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_mode;
+  pt_packet packet = Blank(ppt_mode);
   packet.payload.mode.leaf = pt_mol_exec;
   packet.payload.mode.bits.exec.csl = 1;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::ModeExec32() {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_mode;
+  pt_packet packet = Blank(ppt_mode);
   packet.payload.mode.leaf = pt_mol_exec;
   packet.payload.mode.bits.exec.csd = 1;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::ModeTsx(bool intx, bool abort) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_mode;
+  pt_packet packet = Blank(ppt_mode);
   packet.payload.mode.leaf = pt_mol_tsx;
   packet.payload.mode.bits.tsx.intx = intx;
   packet.payload.mode.bits.tsx.abrt = abort;
@@ -92,41 +88,31 @@ PtWriter& PtWriter::ModeTsx(bool intx, bool abort) {
 }
 
 PtWriter& PtWriter::Pip(uint64_t cr3) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_pip;
+  pt_packet packet = Blank(ppt_pip);
   packet.payload.pip.cr3 = cr3;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::Tsc(uint64_t tsc) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_tsc;
+  pt_packet packet = Blank(ppt_tsc);
   packet.payload.tsc.tsc = tsc;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::Cbr(uint8_t ratio) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_cbr;
+  pt_packet packet = Blank(ppt_cbr);
   packet.payload.cbr.ratio = ratio;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::Mnt(uint64_t payload) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_mnt;
+  pt_packet packet = Blank(ppt_mnt);
   packet.payload.mnt.payload = payload;
   return Packet(packet);
 }
 
 PtWriter& PtWriter::Ptw(uint64_t payload, bool ip) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_ptw;
+  pt_packet packet = Blank(ppt_ptw);
   packet.payload.ptw.plc = 1;  // 8 bytes
   packet.payload.ptw.payload = payload;
   packet.payload.ptw.ip = ip;
@@ -134,9 +120,7 @@ PtWriter& PtWriter::Ptw(uint64_t payload, bool ip) {
 }
 
 PtWriter& PtWriter::Vmcs(uint64_t base) {
-  pt_packet packet;
-  std::memset(&packet, 0, sizeof(packet));
-  packet.type = ppt_vmcs;
+  pt_packet packet = Blank(ppt_vmcs);
   packet.payload.vmcs.base = base;
   return Packet(packet);
 }
