@@ -254,6 +254,13 @@ void Describe(const pt_packet& packet, const pt_config& config,
       }
     }
   };
+  // tsc, cbr, tma, mtc: time tracking, hidden by --no-timing.
+  auto timing = [&](const char* opcode, std::string payload) {
+    c->opcode = opcode;
+    c->payload = std::move(payload);
+    if (track_time) TrackTime(packet, config, options, tracking, c);
+    c->skip = options.no_timing;
+  };
   switch (packet.type) {
     case ppt_unknown:
       c->opcode = "<unknown>";
@@ -343,29 +350,17 @@ void Describe(const pt_packet& packet, const pt_config& config,
       }
       return;
     case ppt_tsc:
-      c->opcode = "tsc";
-      c->payload = absl::StrFormat("%x", packet.payload.tsc.tsc);
-      if (track_time) TrackTime(packet, config, options, tracking, c);
-      c->skip = options.no_timing;
+      timing("tsc", absl::StrFormat("%x", packet.payload.tsc.tsc));
       return;
     case ppt_cbr:
-      c->opcode = "cbr";
-      c->payload = absl::StrFormat("%x", packet.payload.cbr.ratio);
-      if (track_time) TrackTime(packet, config, options, tracking, c);
-      c->skip = options.no_timing;
+      timing("cbr", absl::StrFormat("%x", packet.payload.cbr.ratio));
       return;
     case ppt_tma:
-      c->opcode = "tma";
-      c->payload = absl::StrFormat("%x, %x", packet.payload.tma.ctc,
-                                   packet.payload.tma.fc);
-      if (track_time) TrackTime(packet, config, options, tracking, c);
-      c->skip = options.no_timing;
+      timing("tma", absl::StrFormat("%x, %x", packet.payload.tma.ctc,
+                                    packet.payload.tma.fc));
       return;
     case ppt_mtc:
-      c->opcode = "mtc";
-      c->payload = absl::StrFormat("%x", packet.payload.mtc.ctc);
-      if (track_time) TrackTime(packet, config, options, tracking, c);
-      c->skip = options.no_timing;
+      timing("mtc", absl::StrFormat("%x", packet.payload.mtc.ctc));
       return;
     case ppt_cyc:
       c->opcode = "cyc";
