@@ -64,6 +64,20 @@ PtWriter LoopTrace() {
   return w;
 }
 
+// A capture of `first` then `second` as two chunks of one buffer, with trace
+// lost between them or not, over LoopCode().
+absl::StatusOr<TestCapture> TwoChunkCapture(const PtWriter& first,
+                                            const PtWriter& second,
+                                            bool data_lost_between) {
+  std::vector<uint8_t> trace = first.bytes();
+  trace.insert(trace.end(), second.bytes().begin(), second.bytes().end());
+  testing::TestCaptureOptions options;
+  options.chunks.push_back({0, first.size(), false, false, false});
+  options.chunks.push_back(
+      {first.size(), second.size(), data_lost_between, false, false});
+  return MakeTestCapture(trace, {LoopCode()}, options);
+}
+
 struct Decoded {
   CollectingSink sink;
   std::vector<StreamStats> stats;
@@ -189,12 +203,7 @@ TEST(PtDecoderTest, CondBranchBeforeARestartIsUnknown) {
   first.SyncAt(0x1008).Tnt("!");
   PtWriter second;
   second.SyncAt(0x1005).Fup(0x1008).TipPgd();
-  std::vector<uint8_t> trace = first.bytes();
-  trace.insert(trace.end(), second.bytes().begin(), second.bytes().end());
-  testing::TestCaptureOptions options;
-  options.chunks.push_back({0, first.size(), false, false, false});
-  options.chunks.push_back({first.size(), second.size(), false, false, false});
-  auto test = MakeTestCapture(trace, {LoopCode()}, options);
+  auto test = TwoChunkCapture(first, second, /*data_lost_between=*/false);
   ASSERT_TRUE(test.ok()) << test.status();
   Decoded d = Decode(*test);
   EXPECT_EQ(Blocks(d.blocks),
@@ -481,12 +490,7 @@ TEST(PtDecoderTest, ChunksAreDecodedSeparatelyWithAGapBetween) {
   first.SyncAt(0x1000).Tnt("!!.");
   PtWriter second;
   second.SyncAt(0x1030).Fup(0x1032).TipPgd();
-  std::vector<uint8_t> trace = first.bytes();
-  trace.insert(trace.end(), second.bytes().begin(), second.bytes().end());
-  testing::TestCaptureOptions options;
-  options.chunks.push_back({0, first.size(), false, false, false});
-  options.chunks.push_back({first.size(), second.size(), true, false, false});
-  auto test = MakeTestCapture(trace, {LoopCode()}, options);
+  auto test = TwoChunkCapture(first, second, /*data_lost_between=*/true);
   ASSERT_TRUE(test.ok()) << test.status();
   Decoded d = Decode(*test);
   const auto events = d.sink.Events();
@@ -510,7 +514,7 @@ TEST(PtDecoderTest, ChunksAreDecodedSeparatelyWithAGapBetween) {
   EXPECT_EQ(syncs[1].offset, first.size());
   EXPECT_EQ(d.stats[0].errors, 1u);
   EXPECT_EQ(d.stats[0].error_list[0].reason, GapReason::kLostData);
-  EXPECT_EQ(d.stats[0].trace_bytes, trace.size());
+  EXPECT_EQ(d.stats[0].trace_bytes, first.size() + second.size());
 }
 
 TEST(PtDecoderTest, AddressSpaceChangesApplyAtTheirPosition) {
