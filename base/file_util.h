@@ -64,6 +64,8 @@ class AtomicFileWriter {
 
  private:
   AtomicFileWriter(std::string path, std::string temp_path, int fd);
+  // Writes the buffer out and empties it; the first error sticks.
+  absl::Status Flush();
 
   std::string path_;
   std::string temp_path_;
@@ -101,6 +103,10 @@ class TempDir {
 
 // Returns a message of the form "PATH: WHAT: strerror(errno)".
 std::string ErrnoMessage(std::string_view path, std::string_view what, int err);
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR. `path` names
+// the file in the error (DataLoss, "PATH: write failed: ...").
+absl::Status WriteAllToFd(int fd, std::string_view data, std::string_view path);
 
 }  // namespace hwt
 

@@ -104,20 +104,6 @@ absl::Status MakeDirs(const std::string& dest, const std::string& relative) {
   return absl::OkStatus();
 }
 
-absl::Status WriteAll(int fd, const char* data, size_t size,
-                      const std::string& path) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
-}
-
 // --- Packing
 // -------------------------------------------------------------------
 
@@ -339,7 +325,8 @@ absl::Status UnpackArchive(const std::string& archive_path,
             archive_path, limits.max_total_bytes));
         break;
       }
-      status = WriteAll(fd, block.data(), static_cast<size_t>(n), out_path);
+      status = WriteAllToFd(
+          fd, std::string_view(block.data(), static_cast<size_t>(n)), out_path);
     }
     if (close(fd) != 0 && status.ok()) {
       status =

@@ -57,20 +57,6 @@ absl::Status MakeParents(const std::string& root, const std::string& relative) {
   return absl::OkStatus();
 }
 
-absl::Status WriteAllFd(int fd, const char* data, size_t size,
-                        const std::string& path) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
-}
-
 // Creates `path` (which must not exist), fills it and fsyncs it.
 absl::Status WriteNewFile(const std::string& path, std::string_view data) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -78,7 +64,7 @@ absl::Status WriteNewFile(const std::string& path, std::string_view data) {
     return absl::PermissionDeniedError(
         ErrnoMessage(path, "cannot create", errno));
   }
-  absl::Status status = WriteAllFd(fd, data.data(), data.size(), path);
+  absl::Status status = WriteAllToFd(fd, data, path);
   if (status.ok() && fsync(fd) != 0 && errno != EINVAL) {
     status = absl::DataLossError(ErrnoMessage(path, "fsync failed", errno));
   }
@@ -109,7 +95,8 @@ absl::Status CopyFile(const std::string& source, const std::string& dest) {
       break;
     }
     if (n == 0) break;
-    status = WriteAllFd(out, block.data(), static_cast<size_t>(n), dest);
+    status = WriteAllToFd(
+        out, std::string_view(block.data(), static_cast<size_t>(n)), dest);
   }
   if (status.ok() && fsync(out) != 0 && errno != EINVAL) {
     status = absl::DataLossError(ErrnoMessage(dest, "fsync failed", errno));
