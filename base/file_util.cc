@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 
 namespace hwt {
@@ -177,6 +178,27 @@ absl::Status WriteAllToFd(int fd, std::string_view data,
       return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
     }
     data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeDirsBelow(const std::string& root,
+                           const std::string& relative) {
+  std::string path = root;
+  for (absl::string_view part : absl::StrSplit(relative, '/')) {
+    if (part.empty()) continue;
+    absl::StrAppend(&path, "/", part);
+    if (mkdir(path.c_str(), 0755) != 0) {
+      if (errno != EEXIST) {
+        return absl::PermissionDeniedError(
+            ErrnoMessage(path, "cannot create directory", errno));
+      }
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": exists and is not a directory"));
+      }
+    }
   }
   return absl::OkStatus();
 }

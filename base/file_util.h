@@ -108,6 +108,12 @@ std::string ErrnoMessage(std::string_view path, std::string_view what, int err);
 // the file in the error (DataLoss, "PATH: write failed: ...").
 absl::Status WriteAllToFd(int fd, std::string_view data, std::string_view path);
 
+// mkdir -p of `relative` below `root` (which must exist). Every component that
+// already exists must be a real directory, not a symbolic link, so nothing is
+// ever created outside `root`.
+absl::Status MakeDirsBelow(const std::string& root,
+                           const std::string& relative);
+
 }  // namespace hwt
 
 #endif  // HWT_BASE_FILE_UTIL_H_

@@ -43,18 +43,11 @@ std::pair<std::string, std::string> SplitDir(std::string dir) {
   return {dir.substr(0, slash), dir.substr(slash + 1)};
 }
 
+// Creates the directories of `relative` (a file path) below `root`.
 absl::Status MakeParents(const std::string& root, const std::string& relative) {
   size_t slash = relative.rfind('/');
   if (slash == std::string::npos) return absl::OkStatus();
-  std::error_code error;
-  std::filesystem::create_directories(root + "/" + relative.substr(0, slash),
-                                      error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(root, "/", relative,
-                     ": cannot create its directory: ", error.message()));
-  }
-  return absl::OkStatus();
+  return MakeDirsBelow(root, relative.substr(0, slash));
 }
 
 // Creates `path` (which must not exist), fills it and fsyncs it.
