@@ -16,6 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 
 namespace hwt {
 namespace {
@@ -147,14 +149,9 @@ int SlotFor(const std::string& path) {
 
 std::atomic<uint64_t> g_temp_counter{0};
 
-}  // namespace
-
-std::string ErrnoMessage(std::string_view path, std::string_view what,
-                         int err) {
-  return absl::StrFormat("%s: %s: %s", path, what, strerror(err));
-}
-
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+// Opens `path` for reading; a missing file is NotFound, anything else
+// (permissions, loops, ...) PermissionDenied.
+absl::StatusOr<int> OpenReadOnly(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -162,6 +159,52 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
     return err == ENOENT ? absl::NotFoundError(message)
                          : absl::PermissionDeniedError(message);
   }
+  return fd;
+}
+
+}  // namespace
+
+std::string ErrnoMessage(std::string_view path, std::string_view what,
+                         int err) {
+  return absl::StrFormat("%s: %s: %s", path, what, strerror(err));
+}
+
+absl::Status WriteAllToFd(int fd, std::string_view data,
+                          std::string_view path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MakeDirsBelow(const std::string& root,
+                           const std::string& relative) {
+  std::string path = root;
+  for (absl::string_view part : absl::StrSplit(relative, '/')) {
+    if (part.empty()) continue;
+    absl::StrAppend(&path, "/", part);
+    if (mkdir(path.c_str(), 0755) != 0) {
+      if (errno != EEXIST) {
+        return absl::PermissionDeniedError(
+            ErrnoMessage(path, "cannot create directory", errno));
+      }
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": exists and is not a directory"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  HWT_ASSIGN_OR_RETURN(int fd, OpenReadOnly(path));
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
@@ -186,13 +229,7 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string message = ErrnoMessage(path, "cannot open", err);
-    return err == ENOENT ? absl::NotFoundError(message)
-                         : absl::PermissionDeniedError(message);
-  }
+  HWT_ASSIGN_OR_RETURN(int fd, OpenReadOnly(path));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
@@ -287,43 +324,19 @@ absl::Status AtomicFileWriter::Write(std::string_view data) {
   if (fd_ < 0) return absl::FailedPreconditionError("writer already closed");
   buffer_.append(data);
   if (buffer_.size() < (1 << 20)) return absl::OkStatus();
-  const char* p = buffer_.data();
-  size_t left = buffer_.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      first_error_ =
-          absl::DataLossError(ErrnoMessage(path_, "write failed", errno));
-      return first_error_;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
+  return Flush();
+}
+
+absl::Status AtomicFileWriter::Flush() {
+  if (!first_error_.ok()) return first_error_;
+  first_error_ = WriteAllToFd(fd_, buffer_, path_);
   buffer_.clear();
-  return absl::OkStatus();
+  return first_error_;
 }
 
 absl::Status AtomicFileWriter::Commit() {
   if (fd_ < 0) return absl::FailedPreconditionError("writer already closed");
-  if (first_error_.ok() && !buffer_.empty()) {
-    // Force the flush of whatever is left.
-    std::string rest = std::move(buffer_);
-    buffer_.clear();
-    const char* p = rest.data();
-    size_t left = rest.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        first_error_ =
-            absl::DataLossError(ErrnoMessage(path_, "write failed", errno));
-        break;
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-  }
+  if (!buffer_.empty()) Flush().IgnoreError();  // Commit reports first_error_.
   if (first_error_.ok() && fsync(fd_) != 0 && errno != EINVAL) {
     first_error_ =
         absl::DataLossError(ErrnoMessage(path_, "fsync failed", errno));

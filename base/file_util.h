@@ -64,6 +64,8 @@ class AtomicFileWriter {
 
  private:
   AtomicFileWriter(std::string path, std::string temp_path, int fd);
+  // Writes the buffer out and empties it; the first error sticks.
+  absl::Status Flush();
 
   std::string path_;
   std::string temp_path_;
@@ -101,6 +103,16 @@ class TempDir {
 
 // Returns a message of the form "PATH: WHAT: strerror(errno)".
 std::string ErrnoMessage(std::string_view path, std::string_view what, int err);
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR. `path` names
+// the file in the error (DataLoss, "PATH: write failed: ...").
+absl::Status WriteAllToFd(int fd, std::string_view data, std::string_view path);
+
+// mkdir -p of `relative` below `root` (which must exist). Every component that
+// already exists must be a real directory, not a symbolic link, so nothing is
+// ever created outside `root`.
+absl::Status MakeDirsBelow(const std::string& root,
+                           const std::string& relative);
 
 }  // namespace hwt
 

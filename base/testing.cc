@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -95,6 +96,25 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   }
   if (killed) result.err += "\n[killed after timeout]";
   return result;
+}
+
+// --- Running code in a child process ---------------------------------------
+
+bool RunsInChild(const std::function<int()>& fn, int seconds) {
+  fflush(nullptr);  // or the child's exit flushes the parent's buffers again
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) _exit(fn());
+  for (int waited_ms = 0; waited_ms < seconds * 1000; waited_ms += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return false;
 }
 
 }  // namespace hwt::testing

@@ -3,6 +3,7 @@
 #ifndef HWT_BASE_TESTING_H_
 #define HWT_BASE_TESTING_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,14 @@ struct CommandResult {
 // Runs argv (no shell) with a timeout in seconds, capturing stdout/stderr.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          int timeout_seconds = 300);
+
+// --- Running code in a child process ---------------------------------------
+
+// Runs `fn` in a forked child process, so that code which may hang or crash
+// fails the test instead of taking it down. Returns true when the child
+// exited 0 within `seconds`; false when it failed, crashed, had to be killed,
+// or could not be forked at all.
+bool RunsInChild(const std::function<int()>& fn, int seconds);
 
 }  // namespace hwt::testing
 

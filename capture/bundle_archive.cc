@@ -82,42 +82,6 @@ absl::StatusOr<std::string> SafeEntryPath(const std::string& archive_path,
   return absl::StrJoin(parts, "/");
 }
 
-// mkdir -p below `dest` (which exists); components are created by us, so no
-// symbolic link can be on the way.
-absl::Status MakeDirs(const std::string& dest, const std::string& relative) {
-  std::string path = dest;
-  for (absl::string_view part : absl::StrSplit(relative, '/')) {
-    if (part.empty()) continue;
-    absl::StrAppend(&path, "/", part);
-    if (mkdir(path.c_str(), 0755) != 0) {
-      if (errno != EEXIST) {
-        return absl::PermissionDeniedError(
-            ErrnoMessage(path, "cannot create directory", errno));
-      }
-      struct stat st;
-      if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ": exists and is not a directory"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status WriteAll(int fd, const char* data, size_t size,
-                      const std::string& path) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
-}
-
 // --- Packing
 // -------------------------------------------------------------------
 
@@ -292,7 +256,7 @@ absl::Status UnpackArchive(const std::string& archive_path,
     HWT_ASSIGN_OR_RETURN(std::string relative,
                          SafeEntryPath(archive_path, raw_name, limits));
     if (type == AE_IFDIR) {
-      HWT_RETURN_IF_ERROR(MakeDirs(dest, relative));
+      HWT_RETURN_IF_ERROR(MakeDirsBelow(dest, relative));
       continue;
     }
     if (relative.empty()) return refuse("a file with an empty name");
@@ -305,7 +269,7 @@ absl::Status UnpackArchive(const std::string& archive_path,
     }
     size_t slash = relative.rfind('/');
     if (slash != std::string::npos) {
-      HWT_RETURN_IF_ERROR(MakeDirs(dest, relative.substr(0, slash)));
+      HWT_RETURN_IF_ERROR(MakeDirsBelow(dest, relative.substr(0, slash)));
     }
     std::string out_path = dest + "/" + relative;
     int fd = open(out_path.c_str(),
@@ -339,7 +303,8 @@ absl::Status UnpackArchive(const std::string& archive_path,
             archive_path, limits.max_total_bytes));
         break;
       }
-      status = WriteAll(fd, block.data(), static_cast<size_t>(n), out_path);
+      status = WriteAllToFd(
+          fd, std::string_view(block.data(), static_cast<size_t>(n)), out_path);
     }
     if (close(fd) != 0 && status.ok()) {
       status =

@@ -43,32 +43,11 @@ std::pair<std::string, std::string> SplitDir(std::string dir) {
   return {dir.substr(0, slash), dir.substr(slash + 1)};
 }
 
+// Creates the directories of `relative` (a file path) below `root`.
 absl::Status MakeParents(const std::string& root, const std::string& relative) {
   size_t slash = relative.rfind('/');
   if (slash == std::string::npos) return absl::OkStatus();
-  std::error_code error;
-  std::filesystem::create_directories(root + "/" + relative.substr(0, slash),
-                                      error);
-  if (error) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(root, "/", relative,
-                     ": cannot create its directory: ", error.message()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status WriteAllFd(int fd, const char* data, size_t size,
-                        const std::string& path) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::DataLossError(ErrnoMessage(path, "write failed", errno));
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
+  return MakeDirsBelow(root, relative.substr(0, slash));
 }
 
 // Creates `path` (which must not exist), fills it and fsyncs it.
@@ -78,7 +57,7 @@ absl::Status WriteNewFile(const std::string& path, std::string_view data) {
     return absl::PermissionDeniedError(
         ErrnoMessage(path, "cannot create", errno));
   }
-  absl::Status status = WriteAllFd(fd, data.data(), data.size(), path);
+  absl::Status status = WriteAllToFd(fd, data, path);
   if (status.ok() && fsync(fd) != 0 && errno != EINVAL) {
     status = absl::DataLossError(ErrnoMessage(path, "fsync failed", errno));
   }
@@ -109,7 +88,8 @@ absl::Status CopyFile(const std::string& source, const std::string& dest) {
       break;
     }
     if (n == 0) break;
-    status = WriteAllFd(out, block.data(), static_cast<size_t>(n), dest);
+    status = WriteAllToFd(
+        out, std::string_view(block.data(), static_cast<size_t>(n)), dest);
   }
   if (status.ok() && fsync(out) != 0 && errno != EINVAL) {
     status = absl::DataLossError(ErrnoMessage(dest, "fsync failed", errno));

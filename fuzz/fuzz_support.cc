@@ -48,15 +48,8 @@ const std::string& ScratchDir() {
 void WriteFileOrDie(const std::string& path, std::string_view bytes) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) Fail(ErrnoMessage(path, "cannot create", errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Fail(ErrnoMessage(path, "write failed", errno));
-    }
-    done += static_cast<size_t>(n);
-  }
+  absl::Status written = WriteAllToFd(fd, bytes, path);
+  if (!written.ok()) Fail(std::string(written.message()));
   close(fd);
 }
 

@@ -2,15 +2,10 @@
 // ground_truth.h.
 #include "recorder/ground_truth.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/file_util.h"
-#include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 
 namespace hwt::recorder {
@@ -21,19 +16,6 @@ constexpr uint64_t kNoReturn = ~uint64_t{0};
 constexpr int32_t kNotRegistered = -2;
 
 uint64_t PairKey(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
-
-absl::Status MakeDirectories(const std::string& dir) {
-  std::string partial;
-  for (size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || (dir[i] == '/' && i > 0)) {
-      partial = dir.substr(0, i);
-      if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-        return absl::InternalError(ErrnoMessage(partial, "mkdir", errno));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -339,13 +321,6 @@ std::string GroundTruth::SummaryJson() const {
   }
   j["images"] = std::move(images);
   return j.dump(2) + "\n";
-}
-
-absl::Status GroundTruth::Write(const std::string& dir) const {
-  HWT_RETURN_IF_ERROR(MakeDirectories(dir));
-  HWT_RETURN_IF_ERROR(
-      WriteFileAtomically(dir + "/summary.json", SummaryJson()));
-  return WriteFileAtomically(dir + "/folded.txt", FoldedStacks());
 }
 
 }  // namespace hwt::recorder

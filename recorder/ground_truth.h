@@ -109,9 +109,6 @@ class GroundTruth : public ExecutionSink {
   std::vector<CallEdge> CallEdges() const;
   std::string SummaryJson() const;
 
-  // Writes DIR/summary.json and DIR/folded.txt (creating DIR), atomically.
-  absl::Status Write(const std::string& dir) const;
-
  private:
   // A function identity for the jump rules: (symbolizer image, symbol);
   // symbol null = code of that image no symbol covers; image -1 = outside

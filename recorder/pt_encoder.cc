@@ -772,14 +772,6 @@ absl::Status PtEncoder::Finish() {
 
 uint64_t PtEncoder::offset() const { return impl_->Offset(); }
 
-uint64_t PtEncoder::TscAtCycle(uint64_t cycle) const {
-  return impl_->TscAtCycle(cycle);
-}
-
-uint64_t PtEncoder::CtcAtTsc(uint64_t tsc) const {
-  return impl_->CtcAtTsc(tsc);
-}
-
 capture::PtConfig PtEncoder::pt_config() const {
   const PtEncoderOptions& opt = impl_->opt;
   capture::PtConfig config;

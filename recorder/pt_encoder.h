@@ -146,10 +146,6 @@ class PtEncoder : public ExecutionSink {
   // Bytes produced so far (written or buffered).
   uint64_t offset() const;
 
-  // The clock model (see PtTimingOptions).
-  uint64_t TscAtCycle(uint64_t cycle) const;
-  uint64_t CtcAtTsc(uint64_t tsc) const;
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -40,7 +40,6 @@
 namespace hwt::recorder {
 namespace {
 
-constexpr int kPtraceSingleBlock = 33;  // PTRACE_SINGLEBLOCK on x86
 constexpr size_t kBatch = 4096;
 constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kAtIgnore = 1;
@@ -812,56 +811,12 @@ class PtraceSession {
   RecordingStats stats_;
 };
 
-// Counts the stops of `request` (PTRACE_SINGLESTEP or PTRACE_SINGLEBLOCK)
-// from a child's SIGSTOP to its exit; the child runs a straight-line loop.
-absl::StatusOr<uint64_t> CountStops(int request) {
-  pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(Errno("fork"));
-  if (pid == 0) {
-    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
-    raise(SIGSTOP);
-    volatile int counter = 0;
-    for (int i = 0; i < 200; ++i) counter = counter + i;
-    syscall(SYS_exit_group, 0);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  uint64_t stops = 0;
-  for (;;) {
-    if (ptrace(static_cast<__ptrace_request>(request), pid, nullptr, nullptr) !=
-        0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return absl::UnavailableError(Errno("ptrace step request"));
-    }
-    if (waitpid(pid, &status, 0) != pid)
-      return absl::InternalError(Errno("waitpid"));
-    if (WIFEXITED(status) || WIFSIGNALED(status)) break;
-    ++stops;
-    if (stops > 1000000) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-  }
-  return stops;
-}
-
 }  // namespace
 
 absl::StatusOr<RecordingStats> RecordWithPtrace(
     const PtraceRecorderOptions& options, ExecutionSink& sink) {
   PtraceSession session(options, sink);
   return session.Run();
-}
-
-absl::StatusOr<bool> PtraceSingleBlockWorks() {
-  HWT_ASSIGN_OR_RETURN(uint64_t steps, CountStops(PTRACE_SINGLESTEP));
-  auto blocks = CountStops(kPtraceSingleBlock);
-  if (!blocks.ok()) return false;
-  // The loop runs ~10 instructions per taken branch.
-  return *blocks * 2 < steps;
 }
 
 }  // namespace hwt::recorder

@@ -89,12 +89,6 @@ struct PtraceRecorderOptions {
 absl::StatusOr<RecordingStats> RecordWithPtrace(
     const PtraceRecorderOptions& options, ExecutionSink& sink);
 
-// Whether PTRACE_SINGLEBLOCK (stop after taken branches only) really skips
-// straight-line code on this machine; hypervisors often ignore the
-// DEBUGCTL.BTF bit and it then behaves like PTRACE_SINGLESTEP. Runs a small
-// child process to find out.
-absl::StatusOr<bool> PtraceSingleBlockWorks();
-
 }  // namespace hwt::recorder
 
 #endif  // HWT_RECORDER_PTRACE_RECORDER_H_

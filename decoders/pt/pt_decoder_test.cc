@@ -4,18 +4,12 @@
 // chunks, address-space changes, batching and parallel decoding.
 #include "decoders/pt/pt_decoder.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/testing.h"
 #include "decoders/insn_walker.h"
 #include "decoders/memory_image.h"
 #include "decoders/pt/pt_events.h"
@@ -424,29 +418,13 @@ CodeBlob SpinCode() {
 // that a decoder that never ends fails the test instead of hanging it).
 bool DecodeFinishes(TestCapture& test, const PtDecoderOptions& options,
                     int seconds) {
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    // Without this, waitpid(-1) would report "exited 0" and kill(-1) would
-    // hit every process we may signal.
-    ADD_FAILURE() << "fork failed: " << strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    auto decoder = PtDecoder::Create(*test.capture, test.timeline, options);
-    CollectingSink sink;
-    _exit(decoder.ok() && (*decoder)->Decode(sink).ok() ? 0 : 1);
-  }
-  for (int waited_ms = 0; waited_ms < seconds * 1000; waited_ms += 10) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }
-    usleep(10000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return false;
+  return ::hwt::testing::RunsInChild(
+      [&] {
+        auto decoder = PtDecoder::Create(*test.capture, test.timeline, options);
+        CollectingSink sink;
+        return decoder.ok() && (*decoder)->Decode(sink).ok() ? 0 : 1;
+      },
+      seconds);
 }
 
 // A flow that comes back to the same code without needing a packet (here a

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
+#include "base/testing.h"
 #include "capture/address_space.h"
 #include "capture/bundle_writer.h"
 #include "capture/capture.h"
@@ -23,6 +24,7 @@
 namespace hwt::hostile {
 namespace {
 
+using ::hwt::testing::RunsInChild;
 using ::testing::HasSubstr;
 using Json = nlohmann::ordered_json;
 

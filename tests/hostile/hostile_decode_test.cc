@@ -24,6 +24,7 @@
 namespace hwt::hostile {
 namespace {
 
+using ::hwt::testing::RunsInChild;
 using ::testing::HasSubstr;
 
 recorder::PtEncoderOptions SmallPsbPeriod() {

@@ -1,10 +1,6 @@
 // Implementation of the hostile-input test helpers; see hostile_util.h.
 #include "tests/hostile/hostile_util.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 
@@ -165,23 +161,6 @@ void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
       EXPECT_LE(e.offset, size) << what << ": " << DescribeEvent(e);
     }
   }
-}
-
-bool RunsInChild(const std::function<int()>& fn, int seconds) {
-  fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) _exit(fn());
-  for (int waited_ms = 0; waited_ms < seconds * 1000; waited_ms += 10) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }
-    usleep(10000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return false;
 }
 
 std::set<std::string> ListTree(const std::string& dir) {

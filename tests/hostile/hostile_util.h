@@ -1,13 +1,11 @@
 // Helpers for the hostile-input suite: a PT capture of a synthetic program
 // with its trace's packet boundaries, captures whose trace buffer is replaced
-// by other bytes, decoding that checks the byte accounting, running code in
-// a child process with a time limit, and file-system snapshots that show
-// what a run left behind.
+// by other bytes, decoding that checks the byte accounting, and file-system
+// snapshots that show what a run left behind.
 #ifndef HWT_TESTS_HOSTILE_HOSTILE_UTIL_H_
 #define HWT_TESTS_HOSTILE_HOSTILE_UTIL_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -74,10 +72,6 @@ Decoded Decode(const capture::Capture& capture,
 // every event and error inside the buffer, each stream ended once.
 void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
                      const std::string& what);
-
-// Runs `fn` in a child process. Returns true when it exited 0 within
-// `seconds`; false when it failed, crashed or had to be killed.
-bool RunsInChild(const std::function<int()>& fn, int seconds);
 
 // Every path below `dir` (relative), for before/after comparisons.
 std::set<std::string> ListTree(const std::string& dir);
