@@ -47,12 +47,6 @@ std::string CpuText(const capture::CpuIdentity& cpu) {
 
 }  // namespace
 
-StreamStats TotalStats(const std::vector<StreamStats>& stats) {
-  StreamStats total;
-  for (const StreamStats& s : stats) total.Merge(s);
-  return total;
-}
-
 std::string FormatDecodeStatsText(const DecodeSummary& summary) {
   const capture::Manifest& m = summary.capture->manifest();
   std::string out = absl::StrFormat(

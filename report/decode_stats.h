@@ -19,9 +19,6 @@ struct DecodeSummary {
   std::vector<std::string> warnings;
 };
 
-// The sum over all streams.
-StreamStats TotalStats(const std::vector<StreamStats>& stats);
-
 std::string FormatDecodeStatsText(const DecodeSummary& summary);
 std::string FormatDecodeStatsJson(const DecodeSummary& summary);
 

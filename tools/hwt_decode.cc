@@ -200,7 +200,7 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
   }
   if (absl::Status s = out.Commit(); !s.ok()) return Fail(s);
 
-  hwt::StreamStats total = hwt::report::TotalStats(summary.stats);
+  hwt::StreamStats total = hwt::TotalStats(summary.stats);
   if (total.errors > 0) {
     if (flags.mode != Mode::kStats && !flags.quiet) {
       fprintf(stderr,
