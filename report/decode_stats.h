@@ -20,6 +20,10 @@ struct DecodeSummary {
 };
 
 std::string FormatDecodeStatsText(const DecodeSummary& summary);
+// "3 decode errors, 120 bytes lost: see hwt-decode --stats" for the total
+// over all streams (TotalStats); empty when there were none. The tools'
+// one-line summary of decode problems.
+std::string DecodeErrorMessage(const StreamStats& total);
 std::string FormatDecodeStatsJson(const DecodeSummary& summary);
 
 }  // namespace hwt::report

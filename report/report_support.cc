@@ -9,7 +9,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "report/text_util.h"
 
 namespace hwt::report {
 namespace {
@@ -92,25 +91,6 @@ WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
     unit.name = "ticks";
   }
   return unit;
-}
-
-DecodeSummary SummarizeDecode(const std::vector<StreamStats>& stats) {
-  DecodeSummary s;
-  for (const StreamStats& st : stats) {
-    s.errors += st.errors;
-    s.bytes_lost += st.bytes_lost;
-    s.trace_bytes += st.trace_bytes;
-  }
-  return s;
-}
-
-std::string DecodeErrorMessage(const DecodeSummary& s) {
-  if (s.errors == 0 && s.bytes_lost == 0) return "";
-  return absl::StrCat(Thousands(s.errors),
-                      s.errors == 1 ? " decode error, " : " decode errors, ",
-                      Thousands(s.bytes_lost),
-                      s.bytes_lost == 1 ? " byte lost" : " bytes lost",
-                      ": see hwt-decode --stats");
 }
 
 std::string DefaultOutputName(const std::string& input,

@@ -1,8 +1,7 @@
 // Glue the report front ends share, kept out of the tools: frame matchers
 // for --function (a regex over frame names) and --image (an image's base
 // name), the weight unit of a profile (instructions, or time in ns or
-// timestamp ticks), the one-line summary of decode problems, and the default
-// output file name next to the input.
+// timestamp ticks), and the default output file name next to the input.
 #ifndef HWT_REPORT_REPORT_SUPPORT_H_
 #define HWT_REPORT_REPORT_SUPPORT_H_
 
@@ -12,7 +11,6 @@
 
 #include "absl/status/statusor.h"
 #include "capture/manifest.h"
-#include "decoders/decoder.h"
 #include "report/profile_filter.h"
 #include "report/symbolized_profile.h"
 
@@ -37,16 +35,6 @@ struct WeightUnit {
 // timestamp ticks.
 WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
                             const capture::Manifest& manifest);
-
-struct DecodeSummary {
-  uint64_t errors = 0;
-  uint64_t bytes_lost = 0;
-  uint64_t trace_bytes = 0;
-};
-DecodeSummary SummarizeDecode(const std::vector<StreamStats>& stats);
-// "3 decode errors, 120 bytes lost: see hwt-decode --stats"; empty when
-// there were none.
-std::string DecodeErrorMessage(const DecodeSummary& summary);
 
 // NAME.SUFFIX in the current directory for input .../NAME.hwt (or NAME.tar,
 // NAME.tar.zst, NAME/, NAME.raw): where SVG/JSON goes when stdout is a

@@ -203,11 +203,8 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
   hwt::StreamStats total = hwt::TotalStats(summary.stats);
   if (total.errors > 0) {
     if (flags.mode != Mode::kStats && !flags.quiet) {
-      fprintf(stderr,
-              "%s: %llu decode error%s, %llu trace bytes lost (see --stats)\n",
-              kTool, static_cast<unsigned long long>(total.errors),
-              total.errors == 1 ? "" : "s",
-              static_cast<unsigned long long>(total.bytes_lost));
+      fprintf(stderr, "%s: %s\n", kTool,
+              hwt::report::DecodeErrorMessage(total).c_str());
     }
     return hwt::tools::kExitDecodeErrors;
   }

@@ -24,6 +24,7 @@
 #include "report/call_timeline.h"
 #include "report/callgraph_dot.h"
 #include "report/callgraph_text.h"
+#include "report/decode_stats.h"
 #include "report/flame_svg.h"
 #include "report/folded.h"
 #include "report/hot_report.h"
@@ -327,7 +328,7 @@ int Run(const Options& options) {
         "--thread %d: the capture has %d streams (0-%d)", *options.thread,
         profiled->streams.size(), profiled->streams.size() - 1));
   }
-  const report::DecodeSummary decode = report::SummarizeDecode(profiled->stats);
+  const hwt::StreamStats decode = hwt::TotalStats(profiled->stats);
 
   const report::WeightUnit unit = report::ChooseWeightUnit(
       options.weight != "instructions", profile.has_time, manifest);
