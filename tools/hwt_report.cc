@@ -33,6 +33,7 @@
 #include "report/spe_report.h"
 #include "report/spe_symbolizer_source.h"
 #include "report/speedscope.h"
+#include "report/symbol_names.h"
 #include "report/symbolized_profile.h"
 #include "report/symbolizer_symbols.h"
 #include "report/text_util.h"
