@@ -6,7 +6,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/file_util.h"
 
@@ -15,24 +14,6 @@ namespace hwt::report {
 using analysis::CallTree;
 using analysis::FrameKey;
 using analysis::FrameKind;
-
-std::string NameFrame(const FrameKey& key, const FrameNaming& naming) {
-  switch (key.kind) {
-    case FrameKind::kFunction:
-      return naming.function_name(key.image, key.start);
-    case FrameKind::kUnknownCode: {
-      std::string path = naming.image_path(key.image);
-      const size_t slash = path.rfind('/');
-      if (slash != std::string::npos) path.erase(0, slash + 1);
-      return absl::StrFormat("[%s+0x%x]", path, key.start);
-    }
-    case FrameKind::kUnknown:
-      return "[unknown]";
-    case FrameKind::kGap:
-      return "[gap]";
-  }
-  return "[unknown]";
-}
 
 std::string FoldedStacks(const CallTree& tree, const FrameNamer& namer,
                          const FoldedOptions& options) {

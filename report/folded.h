@@ -3,8 +3,8 @@
 // names root first joined by ';', a space, the weight; lines sorted
 // bytewise, as docs/call-stacks.md specifies (the recorder's ground truth is
 // compared with this output byte for byte). Names come from a FrameNamer so
-// that analysis/ stays name-free; NameFrame applies the naming rules given
-// function names and image paths.
+// that analysis/ stays name-free (hwt-report's is ProfileNames::Name, which
+// follows the naming rules of docs/call-stacks.md).
 #ifndef HWT_REPORT_FOLDED_H_
 #define HWT_REPORT_FOLDED_H_
 
@@ -21,17 +21,6 @@
 namespace hwt::report {
 
 using FrameNamer = std::function<std::string(const analysis::FrameKey&)>;
-
-// What NameFrame needs from the symbolizer.
-struct FrameNaming {
-  // The (demangled) name of the function starting at `start` of `image`.
-  std::function<std::string(uint32_t image, uint64_t start)> function_name;
-  // The image's path (its base name is used).
-  std::function<std::string(uint32_t image)> image_path;
-};
-
-// NAME, [BASENAME+0xoff], [unknown] or [gap] (docs/call-stacks.md).
-std::string NameFrame(const analysis::FrameKey& key, const FrameNaming& naming);
 
 enum class FoldedWeight { kInstructions, kTime };
 

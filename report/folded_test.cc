@@ -1,4 +1,4 @@
-// Folded-stack output: naming rules, line merging, ordering, zero weights,
+// Folded-stack output: line merging, ordering, zero weights,
 // time weights, inline splitting, the atomic writer, and golden files
 // (testdata/analysis/NAME.events -> NAME.folded, NAME.time.folded) whose
 // expected stacks were worked out by hand from docs/call-stacks.md.
@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
 #include "analysis/testing/event_script.h"
@@ -22,46 +21,21 @@ namespace hwt::report {
 namespace {
 
 using analysis::FrameKey;
-using analysis::FrameKind;
 using analysis::Profile;
 using analysis::testing::BuildProfile;
 using analysis::testing::EventScript;
-using analysis::testing::FakeResolver;
 using analysis::testing::ParseEventScript;
 
 FrameNamer ScriptNamer(const EventScript& script) {
-  auto resolver = std::make_shared<FakeResolver>(script.functions);
-  FrameNaming naming;
-  naming.function_name = [resolver](uint32_t image, uint64_t start) {
-    const auto* f = resolver->Find(image, start);
-    return f ? f->name : std::string("?");
+  return [&script](const FrameKey& key) {
+    return analysis::testing::ScriptFrameName(script, key);
   };
-  naming.image_path = [&script](uint32_t image) {
-    return script.image_names[image];
-  };
-  return [naming](const FrameKey& key) { return NameFrame(key, naming); };
 }
 
 EventScript Parse(const std::string& text) {
   absl::StatusOr<EventScript> script = ParseEventScript(text);
   EXPECT_TRUE(script.ok()) << script.status();
   return std::move(*script);
-}
-
-TEST(FoldedTest, NameFrameFollowsTheContract) {
-  FrameNaming naming;
-  naming.function_name = [](uint32_t image, uint64_t start) {
-    return absl::StrCat("fn", image, "_", start);
-  };
-  naming.image_path = [](uint32_t) {
-    return std::string("/usr/lib/libc.so.7");
-  };
-  EXPECT_EQ(NameFrame({FrameKind::kFunction, 1, 16}, naming), "fn1_16");
-  EXPECT_EQ(NameFrame({FrameKind::kUnknownCode, 1, 0x1A30}, naming),
-            "[libc.so.7+0x1a30]");
-  EXPECT_EQ(NameFrame({FrameKind::kUnknown, analysis::kNoImage, 0}, naming),
-            "[unknown]");
-  EXPECT_EQ(NameFrame(FrameKey::Gap(), naming), "[gap]");
 }
 
 TEST(FoldedTest, SameNamesShareALineAndZeroWeightsAreLeftOut) {
