@@ -11,12 +11,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
-#include "analysis/block_expansion.h"
 #include "analysis/frame.h"
 #include "analysis/profile.h"
+#include "report/symbolized_profile.h"
 
 namespace hwt::report {
 
@@ -24,23 +23,8 @@ using FrameNamer = std::function<std::string(const analysis::FrameKey&)>;
 
 enum class FoldedWeight { kInstructions, kTime };
 
-// Optional expansion of inline frames: a node's own instructions are split
-// by the DWARF inline frames of each instruction address and appear as extra
-// leaf frames below the node's function. (Calls made from inlined code stay
-// below the real function.)
-struct FoldedInlines {
-  const analysis::Profile* profile = nullptr;
-  const analysis::BlockExpansion* expansion = nullptr;
-  // Inline frames at (image, vaddr), outermost first, the real function
-  // excluded; empty when the address is not inlined code.
-  std::function<std::vector<std::string>(uint32_t image, uint64_t vaddr)>
-      frames;
-};
-
 struct FoldedOptions {
   FoldedWeight weight = FoldedWeight::kInstructions;
-  // Instruction weight only; null: no inline frames.
-  const FoldedInlines* inlines = nullptr;
 };
 
 // The folded text of `tree` (a thread's tree or the merged one). Calls the
@@ -49,6 +33,12 @@ struct FoldedOptions {
 std::string FoldedStacks(const analysis::CallTree& tree,
                          const FrameNamer& namer,
                          const FoldedOptions& options = {});
+
+// The folded text of a named tree (hwt-report's: frames named, inline frames
+// split off by BuildNamedTree, weights chosen): one line per stack of the
+// tree's own weights. Lines of weight 0 and [gap] frames are left out;
+// stacks with equal text share one line.
+std::string FoldedStacks(const NamedTree& tree, const FrameTable& frames);
 
 // Writes FoldedStacks atomically (no half-written file on error).
 absl::Status WriteFoldedStacks(const std::string& path,

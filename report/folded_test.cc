@@ -21,6 +21,7 @@ namespace hwt::report {
 namespace {
 
 using analysis::FrameKey;
+using analysis::FrameKind;
 using analysis::Profile;
 using analysis::testing::BuildProfile;
 using analysis::testing::EventScript;
@@ -31,6 +32,37 @@ FrameNamer ScriptNamer(const EventScript& script) {
     return analysis::testing::ScriptFrameName(script, key);
   };
 }
+
+// The script's names as ProfileSymbols; code at [0x401005, 0x40100a) is
+// "tick" inlined into "step" inlined into its function.
+class ScriptSymbols : public ProfileSymbols {
+ public:
+  explicit ScriptSymbols(const EventScript& script) : script_(script) {}
+  std::string FunctionName(uint32_t image, uint64_t start) override {
+    return analysis::testing::ScriptFrameName(
+        script_, {FrameKind::kFunction, image, start});
+  }
+  std::string ImagePath(uint32_t image) override {
+    return script_.image_names[image];
+  }
+  std::vector<std::vector<SourceFrame>> SourceFrames(
+      absl::Span<const CodeAddress> addresses) override {
+    std::vector<std::vector<SourceFrame>> out;
+    for (const CodeAddress& a : addresses) {
+      if (a.vaddr >= 0x401005 && a.vaddr < 0x40100a) {
+        out.push_back({{"tick", "", 0, true},
+                       {"step", "", 0, true},
+                       {"main", "", 0, false}});
+      } else {
+        out.emplace_back();
+      }
+    }
+    return out;
+  }
+
+ private:
+  const EventScript& script_;
+};
 
 EventScript Parse(const std::string& text) {
   absl::StatusOr<EventScript> script = ParseEventScript(text);
@@ -114,7 +146,7 @@ block 0x401009 0x401009 1 none
   EXPECT_EQ(calls.size(), 2u);
 }
 
-TEST(FoldedTest, InlineFramesSplitANodesOwnInstructions) {
+TEST(FoldedTest, NamedTreeInlineFramesSplitANodesOwnInstructions) {
   // main's loop body (0x401005..0x401008) is code inlined from "step";
   // a block that cannot be expanded (no code at 0x401200) stays on main.
   EventScript script = Parse(R"(
@@ -133,20 +165,20 @@ block 0x401200 0x401201 2 none
   analysis::testing::ScriptCodeReader reader(script);
   analysis::BlockExpansion expansion = analysis::ExpandBlocks(profile, reader);
   EXPECT_EQ(expansion.failed_blocks, 1u);
-  FoldedInlines inlines;
-  inlines.profile = &profile;
-  inlines.expansion = &expansion;
-  inlines.frames = [](uint32_t, uint64_t vaddr) {
-    if (vaddr >= 0x401005 && vaddr < 0x40100a) {
-      return std::vector<std::string>{"step", "tick"};
-    }
-    return std::vector<std::string>{};
-  };
-  FoldedOptions options;
-  options.inlines = &inlines;
-  EXPECT_EQ(FoldedStacks(profile.merged, ScriptNamer(script), options),
+  ScriptSymbols symbols(script);
+  ProfileNames names(symbols);
+  NamedTreeOptions options;
+  options.inline_frames = true;
+  options.profile = &profile;
+  options.expansion = &expansion;
+  EXPECT_EQ(FoldedStacks(BuildNamedTree(profile.merged, names, options),
+                         names.frames()),
             "main 4\nmain;step;tick 15\n");
-  // Without inline frames: everything on main.
+  // Without inline frames: everything on main, as from the call tree.
+  options.inline_frames = false;
+  EXPECT_EQ(FoldedStacks(BuildNamedTree(profile.merged, names, options),
+                         names.frames()),
+            "main 19\n");
   EXPECT_EQ(FoldedStacks(profile.merged, ScriptNamer(script)), "main 19\n");
 }
 

@@ -432,29 +432,9 @@ int Run(const Options& options) {
          report::RenderFlameSvg(named_tree(), names.frames(), flame)});
   }
   if (!options.folded.empty()) {
-    report::FoldedOptions folded;
-    folded.weight = unit.weight == report::Weight::kTime
-                        ? report::FoldedWeight::kTime
-                        : report::FoldedWeight::kInstructions;
-    report::FoldedInlines inlines;
-    if (inline_frames && expansion) {
-      inlines.profile = &profile;
-      inlines.expansion = &*expansion;
-      inlines.frames = [&names](uint32_t image, uint64_t vaddr) {
-        std::vector<std::string> out;
-        for (uint32_t id : names.InlineFrames(image, vaddr)) {
-          out.push_back(names.frames()[id].name);
-        }
-        return out;
-      };
-      folded.inlines = &inlines;
-    }
-    outputs.push_back(
-        {"folded stacks", options.folded, false, "folded",
-         report::FoldedStacks(
-             tree,
-             [&names](const analysis::FrameKey& k) { return names.Name(k); },
-             folded)});
+    // From the named tree: its inline frames were looked up in one batch.
+    outputs.push_back({"folded stacks", options.folded, false, "folded",
+                       report::FoldedStacks(named_tree(), names.frames())});
   }
   if (want_speedscope) {
     const report::CallTimeline timeline =
