@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/file_util.h"
 
 namespace hwt::report {
 
@@ -18,12 +19,6 @@ using analysis::FrameKey;
 using analysis::FrameKind;
 
 namespace {
-
-std::string BaseName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path
-                                                     : path.substr(slash + 1));
-}
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;

@@ -18,6 +18,7 @@
 #include "analysis/block_expansion.h"
 #include "analysis/capture_profile.h"
 #include "analysis/spe_profile.h"
+#include "base/file_util.h"
 #include "base/output.h"
 #include "base/progress.h"
 #include "report/annotate.h"
@@ -148,12 +149,6 @@ int WriteOutputs(std::vector<OutputSpec>& outputs, const Options& options) {
   return kExitOk;
 }
 
-std::string BaseName(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // --min-width: "0.1" pixels or "0.5%" of the graph width.
 bool ParseMinWidth(const std::string& text, int width, double* px) {
   std::string number = text;
@@ -199,7 +194,7 @@ int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
     flame.title = !options.title.empty() ? options.title
                   : options.icicle       ? "SPE Icicle Graph"
                                          : "SPE Flame Graph";
-    flame.subtitle = absl::StrCat(BaseName(options.input.input), ": ",
+    flame.subtitle = absl::StrCat(hwt::BaseName(options.input.input), ": ",
                                   report::Thousands(result->profile.samples),
                                   " samples by image and function");
     flame.count_name =
@@ -283,13 +278,13 @@ int Run(const Options& options) {
     bool found = false;
     for (const auto& image : input->timeline.images()) {
       found |= image.recorded_path == options.image ||
-               BaseName(image.recorded_path) == options.image;
+               hwt::BaseName(image.recorded_path) == options.image;
     }
     if (!found) {
       std::string known;
       for (const auto& image : input->timeline.images()) {
         absl::StrAppend(&known, known.empty() ? "" : ", ",
-                        BaseName(image.recorded_path));
+                        hwt::BaseName(image.recorded_path));
       }
       return Usage("--only-image: the capture has no image '" + options.image +
                    "' (it has: " + known + ")");
@@ -390,7 +385,7 @@ int Run(const Options& options) {
     return *named;
   };
 
-  const std::string input_name = BaseName(options.input.input);
+  const std::string input_name = hwt::BaseName(options.input.input);
   std::string subtitle =
       absl::StrCat(input_name, ": ",
                    report::ScaledCount(unit.weight == report::Weight::kTime
