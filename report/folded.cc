@@ -6,7 +6,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "base/file_util.h"
 
 namespace hwt::report {
 
@@ -81,12 +80,6 @@ std::string FoldedStacks(const NamedTree& tree, const FrameTable& frames) {
     if (n.self != 0) stacks.emplace_back(path, n.self);
   }
   return JoinStacks(std::move(stacks));
-}
-
-absl::Status WriteFoldedStacks(const std::string& path, const CallTree& tree,
-                               const FrameNamer& namer,
-                               const FoldedOptions& options) {
-  return WriteFileAtomically(path, FoldedStacks(tree, namer, options));
 }
 
 }  // namespace hwt::report

@@ -12,7 +12,6 @@
 #include <functional>
 #include <string>
 
-#include "absl/status/status.h"
 #include "analysis/frame.h"
 #include "analysis/profile.h"
 #include "report/symbolized_profile.h"
@@ -39,12 +38,6 @@ std::string FoldedStacks(const analysis::CallTree& tree,
 // tree's own weights. Lines of weight 0 and [gap] frames are left out;
 // stacks with equal text share one line.
 std::string FoldedStacks(const NamedTree& tree, const FrameTable& frames);
-
-// Writes FoldedStacks atomically (no half-written file on error).
-absl::Status WriteFoldedStacks(const std::string& path,
-                               const analysis::CallTree& tree,
-                               const FrameNamer& namer,
-                               const FoldedOptions& options = {});
 
 }  // namespace hwt::report
 

@@ -1,5 +1,5 @@
 // Folded-stack output: line merging, ordering, zero weights,
-// time weights, inline splitting, the atomic writer, and golden files
+// time weights, inline splitting, and golden files
 // (testdata/analysis/NAME.events -> NAME.folded, NAME.time.folded) whose
 // expected stacks were worked out by hand from docs/call-stacks.md.
 #include "report/folded.h"
@@ -180,28 +180,6 @@ block 0x401200 0x401201 2 none
                          names.frames()),
             "main 19\n");
   EXPECT_EQ(FoldedStacks(profile.merged, ScriptNamer(script)), "main 19\n");
-}
-
-TEST(FoldedTest, WriteIsAtomicAndComplete) {
-  EventScript script = Parse(R"(
-image /bin/a
-region 0 0x400000 0x410000
-function 0 0x401000 0x401100 main
-block 0x401000 0x401004 2 none
-)");
-  Profile profile = BuildProfile(script);
-  absl::StatusOr<TempDir> dir = TempDir::Create("hwt-folded-test");
-  ASSERT_TRUE(dir.ok());
-  const std::string path = dir->path() + "/out.folded";
-  ASSERT_TRUE(
-      WriteFoldedStacks(path, profile.merged, ScriptNamer(script)).ok());
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text, "main 2\n");
-  const absl::Status bad =
-      WriteFoldedStacks(dir->path() + "/no/such/dir/out.folded", profile.merged,
-                        ScriptNamer(script));
-  EXPECT_FALSE(bad.ok());
 }
 
 // testdata/analysis/NAME.events -> NAME.folded (and NAME.time.folded).
