@@ -32,8 +32,8 @@ bool IsTakenTransfer(BranchKind kind) {
   }
 }
 
-}  // namespace
-
+// "[gap: overflow at offset 0x1a0, 16 bytes lost]", "[enabled]", ... for the
+// events that are not blocks (empty for events listings skip).
 std::string DescribeNonBlockEvent(const Event& e) {
   switch (e.kind) {
     case EventKind::kBlock:
@@ -66,6 +66,8 @@ std::string DescribeNonBlockEvent(const Event& e) {
       return "";
   }
 }
+
+}  // namespace
 
 // Per-stream state: the stream's own view of memory (to expand blocks and
 // read code), the pending branch whose target the next block gives, and the

@@ -65,10 +65,6 @@ class DecodeListing : public EventSink {
   uint64_t walk_errors_ = 0;
 };
 
-// "[gap: overflow at offset 0x1a0, 16 bytes lost]", "[enabled]", ... for the
-// events that are not blocks (empty for events listings skip).
-std::string DescribeNonBlockEvent(const Event& event);
-
 }  // namespace hwt::report
 
 #endif  // HWT_REPORT_DECODE_LISTING_H_
