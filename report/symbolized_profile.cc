@@ -18,14 +18,6 @@ using analysis::CallTree;
 using analysis::FrameKey;
 using analysis::FrameKind;
 
-namespace {
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-}  // namespace
-
 std::string_view FrameCategoryName(FrameCategory category) {
   switch (category) {
     case FrameCategory::kUser:
@@ -49,17 +41,16 @@ std::string_view FrameCategoryName(FrameCategory category) {
 FrameCategory CategoryOfImage(std::string_view path, bool kernel) {
   if (kernel) return FrameCategory::kKernel;
   const std::string base = BaseName(path);
-  if (StartsWith(base, "ld-") || StartsWith(base, "ld.so") ||
-      StartsWith(base, "ld-elf")) {
+  if (absl::StartsWith(base, "ld-") || absl::StartsWith(base, "ld.so")) {
     return FrameCategory::kLoader;
   }
-  if (StartsWith(base, "libc.so") || StartsWith(base, "libc-")) {
+  if (absl::StartsWith(base, "libc.so") || absl::StartsWith(base, "libc-")) {
     return FrameCategory::kLibc;
   }
   if (base == "[vdso]" || base.find(".so") != std::string::npos) {
     return FrameCategory::kLibrary;
   }
-  if (base == "kernel" || StartsWith(base, "vmlinux") ||
+  if (base == "kernel" || absl::StartsWith(base, "vmlinux") ||
       absl::EndsWith(base, ".ko")) {
     return FrameCategory::kKernel;
   }
