@@ -92,11 +92,6 @@ struct OutputSpec {
   std::string content;
 };
 
-int Fail(const absl::Status& status) {
-  hwt::tools::PrintError(kTool, std::string(status.message()));
-  return hwt::tools::ExitCodeFor(status);
-}
-
 int Usage(const std::string& message) {
   hwt::tools::PrintError(kTool, message);
   return kExitUsage;
@@ -174,7 +169,7 @@ int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
   }
   auto result =
       analysis::ProfileSpeCapture(*input.capture, input.timeline, &symbolizer);
-  if (!result.ok()) return Fail(result.status());
+  if (!result.ok()) return hwt::tools::Fail(kTool, result.status());
   report::SymbolizerSymbolSource symbols(&symbolizer);
   report::SpeReportOptions spe_options;
   if (options.top != 0) spe_options.top = options.top;
@@ -257,7 +252,7 @@ int Run(const Options& options) {
   }
 
   auto input = hwt::tools::OpenInput(options.input, kTool, options.quiet);
-  if (!input.ok()) return Fail(input.status());
+  if (!input.ok()) return hwt::tools::Fail(kTool, input.status());
   const hwt::capture::Manifest& manifest = input->capture->manifest();
 
   hwt::symbolizer::SymbolizerOptions sym_options;
@@ -294,9 +289,8 @@ int Run(const Options& options) {
   // Decode and profile.
   const bool want_flame = !options.flame.empty();
   const bool want_speedscope = !options.speedscope.empty();
-  uint64_t trace_bytes = 0;
-  for (const auto& buffer : manifest.buffers) trace_bytes += buffer.size;
-  hwt::Progress progress("decoding", trace_bytes);
+  hwt::Progress progress("decoding",
+                         hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
@@ -317,7 +311,7 @@ int Run(const Options& options) {
   auto profiled = analysis::ProfileCapture(*input->capture, input->timeline,
                                            *symbolizer, profile_options);
   progress.Finish();
-  if (!profiled.ok()) return Fail(profiled.status());
+  if (!profiled.ok()) return hwt::tools::Fail(kTool, profiled.status());
   const analysis::Profile& profile = profiled->profile;
   if (options.thread && *options.thread >= profiled->streams.size()) {
     return Usage(absl::StrFormat(
@@ -524,7 +518,7 @@ int Run(const Options& options) {
   if (!options.annotate.empty()) {
     auto text = report::AnnotateFunctions(options.annotate, *symbolizer,
                                           profile, *expansion, names);
-    if (!text.ok()) return Fail(text.status());
+    if (!text.ok()) return hwt::tools::Fail(kTool, text.status());
     outputs.push_back({"annotated code", "-", false, "annotate.txt", *text});
   }
 
