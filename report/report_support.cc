@@ -3,12 +3,14 @@
 
 #include <regex.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/file_util.h"
 
 namespace hwt::report {
@@ -60,6 +62,10 @@ absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
   });
 }
 
+bool ImagePathMatches(const std::string& path, const std::string& image) {
+  return path == image || BaseName(path) == image;
+}
+
 FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names) {
   auto cache = std::make_shared<absl::flat_hash_map<uint32_t, bool>>();
   return [image, cache, &names](const analysis::FrameKey& key) {
@@ -67,10 +73,34 @@ FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names) {
     auto [it, inserted] = cache->try_emplace(key.image, false);
     if (inserted) {
       const std::string path = names.symbols().ImagePath(key.image);
-      it->second = path == image || BaseName(path) == image;
+      it->second = ImagePathMatches(path, image);
     }
     return it->second;
   };
+}
+
+std::optional<double> ParseMinWidth(const std::string& text, int width) {
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  char* end = nullptr;
+  const double v = strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || v < 0) return std::nullopt;
+  return percent ? v / 100.0 * (width - 20) : v;
+}
+
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode) {
+  std::vector<std::string> names;
+  for (const ThreadTimeline& t : timeline.threads) {
+    std::string name = t.stream < streams.size()
+                           ? streams[t.stream].name
+                           : absl::StrCat("stream ", t.stream);
+    if (cpu_mode) absl::StrAppendFormat(&name, " context 0x%x", t.context);
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 WeightUnit ChooseWeightUnit(bool use_time, bool has_time,

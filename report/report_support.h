@@ -6,11 +6,14 @@
 #define HWT_REPORT_REPORT_SUPPORT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "capture/manifest.h"
+#include "decoders/decoder.h"
+#include "report/call_timeline.h"
 #include "report/profile_filter.h"
 #include "report/symbolized_profile.h"
 
@@ -20,8 +23,21 @@ namespace hwt::report {
 // as --annotate and the symbolizer's FindFunctions). Errors: a bad regex.
 absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
                                                  ProfileNames& names);
+// Whether an image's `path` is what --image/--only-image named: the full
+// path or its base name.
+bool ImagePathMatches(const std::string& path, const std::string& image);
 // Matches frames of the image whose base name (or full path) is `image`.
 FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names);
+
+// --min-width: "0.1" pixels, or "0.5%" of a flame graph `width` pixels wide
+// (less its margins). std::nullopt when the text is neither.
+std::optional<double> ParseMinWidth(const std::string& text, int width);
+
+// Speedscope's thread names: the stream's name ("buffer 0 (thread 0)"), in
+// CPU mode with the context ID the thread ran under.
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode);
 
 // What a profile's weights count and how to show them.
 struct WeightUnit {

@@ -144,20 +144,25 @@ int WriteOutputs(std::vector<OutputSpec>& outputs, const Options& options) {
   return kExitOk;
 }
 
-// --min-width: "0.1" pixels or "0.5%" of the graph width.
-bool ParseMinWidth(const std::string& text, int width, double* px) {
-  std::string number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  char* end = nullptr;
-  const double v = strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || v < 0) return false;
-  *px = percent ? v / 100.0 * (width - 20) : v;
-  return true;
+// The flame graph options every backend sets the same way from the flags.
+report::FlameOptions FlameFromFlags(const Options& options, double min_width_px,
+                                    const std::string& title,
+                                    const std::string& icicle_title,
+                                    const std::string& count_name) {
+  report::FlameOptions flame;
+  flame.title = !options.title.empty() ? options.title
+                : options.icicle       ? icicle_title
+                                       : title;
+  flame.count_name =
+      options.count_name.empty() ? count_name : options.count_name;
+  flame.inverted = options.icicle;
+  flame.min_width = min_width_px;
+  return flame;
 }
 
 // The SPE reports.
-int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
+int RunSpe(const Options& options, double min_width_px,
+           const hwt::tools::OpenedInput& input,
            hwt::symbolizer::Symbolizer& symbolizer) {
   if (!options.speedscope.empty() || !options.callgraph.empty() ||
       options.hot || !options.annotate.empty() || options.thread ||
@@ -174,31 +179,26 @@ int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
   report::SpeReportOptions spe_options;
   if (options.top != 0) spe_options.top = options.top;
   std::vector<OutputSpec> outputs;
+  const std::string folded =
+      options.folded.empty() && options.flame.empty()
+          ? std::string()
+          : report::FormatSpeFolded(result->profile, &symbols);
   if (!options.folded.empty()) {
-    outputs.push_back({"folded stacks", options.folded, false, "folded",
-                       report::FormatSpeFolded(result->profile, &symbols)});
+    outputs.push_back(
+        {"folded stacks", options.folded, false, "folded", folded});
   }
   if (!options.flame.empty()) {
     report::FrameTable frames;
-    const report::NamedTree tree = report::NamedTreeFromFolded(
-        report::FormatSpeFolded(result->profile, &symbols), frames,
-        [](std::string_view root) {
+    const report::NamedTree tree =
+        report::NamedTreeFromFolded(folded, frames, [](std::string_view root) {
           return report::CategoryOfImage(root, root == "[kernel]");
         });
-    report::FlameOptions flame;
-    flame.title = !options.title.empty() ? options.title
-                  : options.icicle       ? "SPE Icicle Graph"
-                                         : "SPE Flame Graph";
+    report::FlameOptions flame =
+        FlameFromFlags(options, min_width_px, "SPE Flame Graph",
+                       "SPE Icicle Graph", "samples");
     flame.subtitle = absl::StrCat(hwt::BaseName(options.input.input), ": ",
                                   report::Thousands(result->profile.samples),
                                   " samples by image and function");
-    flame.count_name =
-        options.count_name.empty() ? "samples" : options.count_name;
-    flame.inverted = options.icicle;
-    if (!ParseMinWidth(options.min_width, flame.width, &flame.min_width)) {
-      return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
-                   options.min_width + "'");
-    }
     outputs.push_back({"flame graph", options.flame, true, "flame.svg",
                        report::RenderFlameSvg(tree, frames, flame)});
   }
@@ -245,8 +245,9 @@ int Run(const Options& options) {
     return Usage("--callgraph: expected text or dot, got '" +
                  options.callgraph + "'");
   }
-  double min_width_px = 0.1;
-  if (!ParseMinWidth(options.min_width, 1200, &min_width_px)) {
+  const std::optional<double> min_width_px =
+      report::ParseMinWidth(options.min_width, report::FlameOptions().width);
+  if (!min_width_px) {
     return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
                  options.min_width + "'");
   }
@@ -267,13 +268,12 @@ int Run(const Options& options) {
     }
   }
   if (manifest.backend == hwt::capture::Backend::kSpe) {
-    return RunSpe(options, *input, *symbolizer);
+    return RunSpe(options, *min_width_px, *input, *symbolizer);
   }
   if (!options.image.empty()) {
     bool found = false;
     for (const auto& image : input->timeline.images()) {
-      found |= image.recorded_path == options.image ||
-               hwt::BaseName(image.recorded_path) == options.image;
+      found |= report::ImagePathMatches(image.recorded_path, options.image);
     }
     if (!found) {
       std::string known;
@@ -398,16 +398,10 @@ int Run(const Options& options) {
                        options.callgraph.empty() && options.top == 0 &&
                        !options.hot && options.annotate.empty();
   if (want_flame || no_mode) {
-    report::FlameOptions flame;
-    flame.title = !options.title.empty() ? options.title
-                  : options.icicle       ? "Icicle Graph"
-                                         : "Flame Graph";
+    report::FlameOptions flame = FlameFromFlags(
+        options, *min_width_px, "Flame Graph", "Icicle Graph", unit.name);
     flame.subtitle = subtitle;
-    flame.count_name =
-        options.count_name.empty() ? unit.name : options.count_name;
     flame.scale = unit.scale;
-    flame.inverted = options.icicle;
-    flame.min_width = min_width_px;
     if (profile.stats.gaps != 0) {
       flame.notes = absl::StrCat(
           report::Thousands(profile.stats.gaps),
@@ -428,16 +422,9 @@ int Run(const Options& options) {
   if (want_speedscope) {
     const report::CallTimeline timeline =
         recorder->Finish(unit.weight == report::Weight::kTime);
-    std::vector<std::string> thread_names;
-    for (const report::ThreadTimeline& t : timeline.threads) {
-      std::string name = t.stream < profiled->streams.size()
-                             ? profiled->streams[t.stream].name
-                             : absl::StrCat("stream ", t.stream);
-      if (manifest.mode == hwt::capture::TraceMode::kCpu) {
-        absl::StrAppendFormat(&name, " context 0x%x", t.context);
-      }
-      thread_names.push_back(name);
-    }
+    const std::vector<std::string> thread_names = report::SpeedscopeThreadNames(
+        timeline, profiled->streams,
+        manifest.mode == hwt::capture::TraceMode::kCpu);
     if (timeline.truncated && !options.quiet) {
       fprintf(stderr,
               "%s: warning: --speedscope: the call timeline stops after %zu "
