@@ -17,7 +17,6 @@
 #include "analysis/profile.h"
 #include "analysis/profile_text.h"
 #include "analysis/testing/event_script.h"
-#include "base/file_util.h"
 #include "base/testing.h"
 #include "gtest/gtest.h"
 
@@ -59,7 +58,6 @@ std::string ExpansionText(const EventScript& script, const Profile& profile) {
 
 TEST(GoldenTest, ProfilesMatchReviewedFiles) {
   const std::string dir = hwt::testing::SourceDir() + "/testdata/analysis";
-  const bool update = std::getenv("HWT_UPDATE_GOLDEN") != nullptr;
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".events") continue;
@@ -75,14 +73,7 @@ TEST(GoldenTest, ProfilesMatchReviewedFiles) {
     });
     if (!script->code.empty()) text += ExpansionText(*script, profile);
 
-    if (update) {
-      ASSERT_TRUE(WriteFileAtomically(stem + ".profile", text).ok());
-    } else {
-      absl::StatusOr<std::string> expected =
-          ReadFileToString(stem + ".profile");
-      ASSERT_TRUE(expected.ok()) << expected.status();
-      EXPECT_EQ(testing::FirstDifference(text, *expected), "");
-    }
+    hwt::testing::ExpectMatchesGolden(text, stem + ".profile");
 
     const std::string sequential = ProfileToText(profile);
     for (size_t cut = 0; cut <= script->events.size(); ++cut) {

@@ -412,4 +412,11 @@ TempDir::~TempDir() {
   UnregisterCleanup(SlotFor(path_));
 }
 
+std::string BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path
+                                                     : path.substr(slash + 1));
+}
+
 }  // namespace hwt

@@ -74,6 +74,10 @@ class AtomicFileWriter {
   absl::Status first_error_;
 };
 
+// The last component of `path`, trailing '/' ignored: "/usr/lib/libc.so.7"
+// -> "libc.so.7", "dir/sub/" -> "sub".
+std::string BaseName(std::string_view path);
+
 // One-shot atomic write of a whole file.
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view data);

@@ -21,6 +21,14 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+TEST(FileUtilTest, BaseName) {
+  EXPECT_EQ(BaseName("/usr/lib/libc.so.7"), "libc.so.7");
+  EXPECT_EQ(BaseName("prog"), "prog");
+  EXPECT_EQ(BaseName("captures/run.hwt/"), "run.hwt");
+  EXPECT_EQ(BaseName("src/main.c:12"), "main.c:12");
+  EXPECT_EQ(BaseName("/"), "");
+}
+
 TEST(FileUtilTest, AtomicWriteThenRead) {
   auto dir = TempDir::Create("hwt-test");
   ASSERT_TRUE(dir.ok());

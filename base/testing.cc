@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/file_util.h"
+#include "gtest/gtest.h"
+
 namespace hwt::testing {
 
 std::string SourceDir() { return HWT_SOURCE_DIR; }
@@ -115,6 +118,20 @@ bool RunsInChild(const std::function<int()>& fn, int seconds) {
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   return false;
+}
+
+// --- Golden files ----------------------------------------------------------
+
+void ExpectMatchesGolden(const std::string& actual, const std::string& path) {
+  if (getenv("HWT_UPDATE_GOLDEN") != nullptr) {
+    const absl::Status written = WriteFileAtomically(path, actual);
+    ASSERT_TRUE(written.ok()) << written;
+    GTEST_SKIP() << "golden rewritten: " << path;
+  }
+  const absl::StatusOr<std::string> expected = ReadFileToString(path);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(actual, *expected)
+      << "golden file " << path << " (HWT_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 }  // namespace hwt::testing

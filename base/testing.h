@@ -39,6 +39,14 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 // or could not be forked at all.
 bool RunsInChild(const std::function<int()>& fn, int seconds);
 
+// --- Golden files ----------------------------------------------------------
+
+// Expects `actual` to equal the golden file at `path` (reviewed expected
+// output). With HWT_UPDATE_GOLDEN set it rewrites the file instead and skips
+// the test: output compared with the file it just wrote proves nothing until
+// the diff is reviewed.
+void ExpectMatchesGolden(const std::string& actual, const std::string& path);
+
 }  // namespace hwt::testing
 
 // Skips the current test when the shared corpus is not present.

@@ -4,12 +4,15 @@
 #include <intel-pt.h>
 
 #include <algorithm>
+#include <memory>
 
-#include "absl/strings/str_format.h"
 #include "analysis/profile_text.h"
 #include "base/status_macros.h"
 #include "decoders/progress_sink.h"
 #include "decoders/pt/pt_decoder.h"
+#include "report/symbol_names.h"
+#include "report/symbolized_profile.h"
+#include "report/symbolizer_symbols.h"
 
 namespace hwt::bench {
 
@@ -32,20 +35,24 @@ std::optional<analysis::FunctionRange> RangeResolver::FunctionAt(
 
 report::FrameNamer MakeNamer(symbolizer::Symbolizer* symbols,
                              const capture::AddressSpaceTimeline& timeline) {
-  report::FrameNaming naming;
-  naming.function_name = [symbols](uint32_t image, uint64_t start) {
-    if (symbols != nullptr) {
-      if (const auto* fn = symbols->FunctionFor(image, start)) return fn->name;
-    }
-    return absl::StrFormat("fn_%x", start);
+  // Named as hwt-report names them (ProfileNames over the symbolizer). The
+  // namer outlives this call and is copied: the naming state is shared.
+  struct Naming {
+    std::unique_ptr<symbolizer::Symbolizer> own;  // when given none
+    std::unique_ptr<report::SymbolizerProfileSymbols> symbols;
+    std::unique_ptr<report::ProfileNames> names;
   };
-  naming.image_path = [&timeline](uint32_t image) {
-    return image < timeline.images().size()
-               ? timeline.images()[image].recorded_path
-               : std::string("?");
-  };
+  auto naming = std::make_shared<Naming>();
+  if (symbols == nullptr) {
+    naming->own = symbolizer::Symbolizer::Create({});
+    report::RegisterTimelineImages(timeline, *naming->own);
+    symbols = naming->own.get();
+  }
+  naming->symbols =
+      std::make_unique<report::SymbolizerProfileSymbols>(symbols, &timeline);
+  naming->names = std::make_unique<report::ProfileNames>(*naming->symbols);
   return [naming](const analysis::FrameKey& key) {
-    return report::NameFrame(key, naming);
+    return naming->names->Name(key);
   };
 }
 

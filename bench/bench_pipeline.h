@@ -34,7 +34,9 @@ class RangeResolver : public analysis::FunctionResolver {
   std::vector<analysis::FunctionRange> ranges_;  // sorted by start
 };
 
-// Frame names for folded stacks: from a symbolizer, or (null) "fn_<start>".
+// Frame names for folded stacks as hwt-report gives them: from `symbols`, or
+// (null) from a symbolizer of the timeline's images (code without symbols
+// as "[image+0xoff]").
 report::FrameNamer MakeNamer(symbolizer::Symbolizer* symbols,
                              const capture::AddressSpaceTimeline& timeline);
 

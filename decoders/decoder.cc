@@ -28,6 +28,12 @@ void StreamStats::Merge(const StreamStats& other) {
   }
 }
 
+StreamStats TotalStats(const std::vector<StreamStats>& stats) {
+  StreamStats total;
+  for (const StreamStats& s : stats) total.Merge(s);
+  return total;
+}
+
 namespace {
 
 // One segment per stream, committed when the stream ends.

@@ -56,6 +56,8 @@ struct StreamStats {
   void AddError(DecodeErrorInfo error);
   void Merge(const StreamStats& other);
 };
+// The sum over all streams (the error list keeps the first kMaxListedErrors).
+StreamStats TotalStats(const std::vector<StreamStats>& stats);
 
 class PacketSink {
  public:

@@ -1,6 +1,8 @@
 // Implementation of hwt-decode's listings; see decode_listing.h.
 #include "report/decode_listing.h"
 
+#include <tuple>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "decoders/insn_walker.h"
@@ -32,8 +34,8 @@ bool IsTakenTransfer(BranchKind kind) {
   }
 }
 
-}  // namespace
-
+// "[gap: overflow at offset 0x1a0, 16 bytes lost]", "[enabled]", ... for the
+// events that are not blocks (empty for events listings skip).
 std::string DescribeNonBlockEvent(const Event& e) {
   switch (e.kind) {
     case EventKind::kBlock:
@@ -67,6 +69,8 @@ std::string DescribeNonBlockEvent(const Event& e) {
   }
 }
 
+}  // namespace
+
 // Per-stream state: the stream's own view of memory (to expand blocks and
 // read code), the pending branch whose target the next block gives, and the
 // call depth.
@@ -78,7 +82,10 @@ struct DecodeListing::StreamState {
   MemoryImage memory;
   InsnWalker walker;
   std::vector<uint64_t> addresses;
-  absl::flat_hash_map<uint64_t, std::string> disassembly;
+  // Keyed by region and ISA too: after an exec (or a mode switch) the same
+  // address holds other code.
+  absl::flat_hash_map<std::tuple<uint32_t, Isa, uint64_t>, std::string>
+      disassembly;
   std::unique_ptr<x86::InsnDecoder> x86_64, x86_32;
 
   bool pending = false;  // a taken branch waits for its target
@@ -111,14 +118,19 @@ DecodeListing::StreamState& DecodeListing::State(uint32_t stream) {
   return *states_[stream];
 }
 
-std::string DecodeListing::Name(StreamState& state, const Event& event,
-                                uint64_t address) {
-  std::optional<uint32_t> region;
+std::optional<uint32_t> DecodeListing::RegionOf(StreamState& state,
+                                                const Event& event,
+                                                uint64_t address) {
   if (event.region != 0 && event.region <= timeline_.regions().size()) {
     const capture::Region& r = timeline_.regions()[event.region - 1];
-    if (address >= r.start && address < r.end) region = event.region - 1;
+    if (address >= r.start && address < r.end) return event.region - 1;
   }
-  if (!region) region = state.memory.RegionAt(address);
+  return state.memory.RegionAt(address);
+}
+
+std::string DecodeListing::Name(StreamState& state, const Event& event,
+                                uint64_t address) {
+  const std::optional<uint32_t> region = RegionOf(state, event, address);
   if (!region) return "[unknown]";
   const capture::Region& r = timeline_.regions()[*region];
   return FunctionOffsetName(symbols_, timeline_, r.image, address - r.bias);
@@ -221,7 +233,9 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
         return;
       }
       for (uint64_t address : state.addresses) {
-        std::string& text = state.disassembly[address];
+        const uint32_t region =
+            RegionOf(state, e, address).value_or(0xffffffffu);
+        std::string& text = state.disassembly[{region, e.isa, address}];
         if (text.empty()) {
           uint8_t bytes[16];
           size_t n = state.memory.Read(address, bytes, sizeof(bytes));

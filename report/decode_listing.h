@@ -51,6 +51,10 @@ class DecodeListing : public EventSink {
   void Other(uint32_t stream, StreamState& state, const Event& event);
   void ResolvePendingBranch(uint32_t stream, StreamState& state,
                             const Event* next_block);
+  // The timeline region `address` of `event` is in: the event's own region
+  // when it covers the address, else the stream's current mappings.
+  std::optional<uint32_t> RegionOf(StreamState& state, const Event& event,
+                                   uint64_t address);
   std::string Name(StreamState& state, const Event& event, uint64_t address);
   std::string Prefix(uint32_t stream, uint64_t offset) const;
   void Line(const std::string& text);
@@ -64,10 +68,6 @@ class DecodeListing : public EventSink {
   std::vector<std::unique_ptr<StreamState>> states_;
   uint64_t walk_errors_ = 0;
 };
-
-// "[gap: overflow at offset 0x1a0, 16 bytes lost]", "[enabled]", ... for the
-// events that are not blocks (empty for events listings skip).
-std::string DescribeNonBlockEvent(const Event& event);
 
 }  // namespace hwt::report
 

@@ -1,9 +1,11 @@
 // Implementation of the decode statistics renderers; see decode_stats.h.
 #include "report/decode_stats.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/progress.h"
 #include "nlohmann/json.hpp"
+#include "report/text_util.h"
 
 namespace hwt::report {
 namespace {
@@ -46,12 +48,6 @@ std::string CpuText(const capture::CpuIdentity& cpu) {
 }
 
 }  // namespace
-
-StreamStats TotalStats(const std::vector<StreamStats>& stats) {
-  StreamStats total;
-  for (const StreamStats& s : stats) total.Merge(s);
-  return total;
-}
 
 std::string FormatDecodeStatsText(const DecodeSummary& summary) {
   const capture::Manifest& m = summary.capture->manifest();
@@ -99,6 +95,16 @@ std::string FormatDecodeStatsText(const DecodeSummary& summary) {
     out += "warning: " + warning + "\n";
   }
   return out;
+}
+
+std::string DecodeErrorMessage(const StreamStats& total) {
+  if (total.errors == 0 && total.bytes_lost == 0) return "";
+  return absl::StrCat(
+      Thousands(total.errors),
+      total.errors == 1 ? " decode error, " : " decode errors, ",
+      Thousands(total.bytes_lost),
+      total.bytes_lost == 1 ? " byte lost" : " bytes lost",
+      ": see hwt-decode --stats");
 }
 
 std::string FormatDecodeStatsJson(const DecodeSummary& summary) {

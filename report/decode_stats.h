@@ -19,10 +19,11 @@ struct DecodeSummary {
   std::vector<std::string> warnings;
 };
 
-// The sum over all streams.
-StreamStats TotalStats(const std::vector<StreamStats>& stats);
-
 std::string FormatDecodeStatsText(const DecodeSummary& summary);
+// "3 decode errors, 120 bytes lost: see hwt-decode --stats" for the total
+// over all streams (TotalStats); empty when there were none. The tools'
+// one-line summary of decode problems.
+std::string DecodeErrorMessage(const StreamStats& total);
 std::string FormatDecodeStatsJson(const DecodeSummary& summary);
 
 }  // namespace hwt::report

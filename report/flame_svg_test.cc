@@ -117,9 +117,13 @@ TEST(FlameSvgTest, NarrowFramesAreLeftOut) {
 }
 
 TEST(FlameSvgTest, ColoursAreStablePerNameAndKind) {
+  // The colour depends on the name and the kind only: the same function of
+  // another libc image (another run, another path) keeps its colour.
   NamedFrame a{"memcpy", "libc.so.6", FrameCategory::kLibc};
-  NamedFrame b = a;
-  EXPECT_EQ(FrameColor(a), FrameColor(b));
+  NamedFrame other_image{"memcpy", "libc.so.7", FrameCategory::kLibc};
+  EXPECT_EQ(FrameColor(a), FrameColor(other_image));
+  NamedFrame other_name{"memmove", "libc.so.6", FrameCategory::kLibc};
+  EXPECT_NE(FrameColor(a), FrameColor(other_name));
   NamedFrame user{"memcpy", "prog", FrameCategory::kUser};
   EXPECT_NE(FrameColor(a), FrameColor(user));
 }

@@ -1,5 +1,5 @@
-// Folded-stack output: naming rules, line merging, ordering, zero weights,
-// time weights, inline splitting, the atomic writer, and golden files
+// Folded-stack output: line merging, ordering, zero weights,
+// time weights, inline splitting, and golden files
 // (testdata/analysis/NAME.events -> NAME.folded, NAME.time.folded) whose
 // expected stacks were worked out by hand from docs/call-stacks.md.
 #include "report/folded.h"
@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
 #include "analysis/testing/event_script.h"
@@ -26,42 +25,49 @@ using analysis::FrameKind;
 using analysis::Profile;
 using analysis::testing::BuildProfile;
 using analysis::testing::EventScript;
-using analysis::testing::FakeResolver;
 using analysis::testing::ParseEventScript;
 
 FrameNamer ScriptNamer(const EventScript& script) {
-  auto resolver = std::make_shared<FakeResolver>(script.functions);
-  FrameNaming naming;
-  naming.function_name = [resolver](uint32_t image, uint64_t start) {
-    const auto* f = resolver->Find(image, start);
-    return f ? f->name : std::string("?");
+  return [&script](const FrameKey& key) {
+    return analysis::testing::ScriptFrameName(script, key);
   };
-  naming.image_path = [&script](uint32_t image) {
-    return script.image_names[image];
-  };
-  return [naming](const FrameKey& key) { return NameFrame(key, naming); };
 }
+
+// The script's names as ProfileSymbols; code at [0x401005, 0x40100a) is
+// "tick" inlined into "step" inlined into its function.
+class ScriptSymbols : public ProfileSymbols {
+ public:
+  explicit ScriptSymbols(const EventScript& script) : script_(script) {}
+  std::string FunctionName(uint32_t image, uint64_t start) override {
+    return analysis::testing::ScriptFrameName(
+        script_, {FrameKind::kFunction, image, start});
+  }
+  std::string ImagePath(uint32_t image) override {
+    return script_.image_names[image];
+  }
+  std::vector<std::vector<SourceFrame>> SourceFrames(
+      absl::Span<const CodeAddress> addresses) override {
+    std::vector<std::vector<SourceFrame>> out;
+    for (const CodeAddress& a : addresses) {
+      if (a.vaddr >= 0x401005 && a.vaddr < 0x40100a) {
+        out.push_back({{"tick", "", 0, true},
+                       {"step", "", 0, true},
+                       {"main", "", 0, false}});
+      } else {
+        out.emplace_back();
+      }
+    }
+    return out;
+  }
+
+ private:
+  const EventScript& script_;
+};
 
 EventScript Parse(const std::string& text) {
   absl::StatusOr<EventScript> script = ParseEventScript(text);
   EXPECT_TRUE(script.ok()) << script.status();
   return std::move(*script);
-}
-
-TEST(FoldedTest, NameFrameFollowsTheContract) {
-  FrameNaming naming;
-  naming.function_name = [](uint32_t image, uint64_t start) {
-    return absl::StrCat("fn", image, "_", start);
-  };
-  naming.image_path = [](uint32_t) {
-    return std::string("/usr/lib/libc.so.7");
-  };
-  EXPECT_EQ(NameFrame({FrameKind::kFunction, 1, 16}, naming), "fn1_16");
-  EXPECT_EQ(NameFrame({FrameKind::kUnknownCode, 1, 0x1A30}, naming),
-            "[libc.so.7+0x1a30]");
-  EXPECT_EQ(NameFrame({FrameKind::kUnknown, analysis::kNoImage, 0}, naming),
-            "[unknown]");
-  EXPECT_EQ(NameFrame(FrameKey::Gap(), naming), "[gap]");
 }
 
 TEST(FoldedTest, SameNamesShareALineAndZeroWeightsAreLeftOut) {
@@ -140,7 +146,7 @@ block 0x401009 0x401009 1 none
   EXPECT_EQ(calls.size(), 2u);
 }
 
-TEST(FoldedTest, InlineFramesSplitANodesOwnInstructions) {
+TEST(FoldedTest, NamedTreeInlineFramesSplitANodesOwnInstructions) {
   // main's loop body (0x401005..0x401008) is code inlined from "step";
   // a block that cannot be expanded (no code at 0x401200) stays on main.
   EventScript script = Parse(R"(
@@ -159,43 +165,21 @@ block 0x401200 0x401201 2 none
   analysis::testing::ScriptCodeReader reader(script);
   analysis::BlockExpansion expansion = analysis::ExpandBlocks(profile, reader);
   EXPECT_EQ(expansion.failed_blocks, 1u);
-  FoldedInlines inlines;
-  inlines.profile = &profile;
-  inlines.expansion = &expansion;
-  inlines.frames = [](uint32_t, uint64_t vaddr) {
-    if (vaddr >= 0x401005 && vaddr < 0x40100a) {
-      return std::vector<std::string>{"step", "tick"};
-    }
-    return std::vector<std::string>{};
-  };
-  FoldedOptions options;
-  options.inlines = &inlines;
-  EXPECT_EQ(FoldedStacks(profile.merged, ScriptNamer(script), options),
+  ScriptSymbols symbols(script);
+  ProfileNames names(symbols);
+  NamedTreeOptions options;
+  options.inline_frames = true;
+  options.profile = &profile;
+  options.expansion = &expansion;
+  EXPECT_EQ(FoldedStacks(BuildNamedTree(profile.merged, names, options),
+                         names.frames()),
             "main 4\nmain;step;tick 15\n");
-  // Without inline frames: everything on main.
+  // Without inline frames: everything on main, as from the call tree.
+  options.inline_frames = false;
+  EXPECT_EQ(FoldedStacks(BuildNamedTree(profile.merged, names, options),
+                         names.frames()),
+            "main 19\n");
   EXPECT_EQ(FoldedStacks(profile.merged, ScriptNamer(script)), "main 19\n");
-}
-
-TEST(FoldedTest, WriteIsAtomicAndComplete) {
-  EventScript script = Parse(R"(
-image /bin/a
-region 0 0x400000 0x410000
-function 0 0x401000 0x401100 main
-block 0x401000 0x401004 2 none
-)");
-  Profile profile = BuildProfile(script);
-  absl::StatusOr<TempDir> dir = TempDir::Create("hwt-folded-test");
-  ASSERT_TRUE(dir.ok());
-  const std::string path = dir->path() + "/out.folded";
-  ASSERT_TRUE(
-      WriteFoldedStacks(path, profile.merged, ScriptNamer(script)).ok());
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text, "main 2\n");
-  const absl::Status bad =
-      WriteFoldedStacks(dir->path() + "/no/such/dir/out.folded", profile.merged,
-                        ScriptNamer(script));
-  EXPECT_FALSE(bad.ok());
 }
 
 // testdata/analysis/NAME.events -> NAME.folded (and NAME.time.folded).

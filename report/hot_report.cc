@@ -10,6 +10,7 @@
 #include "analysis/branches.h"
 #include "analysis/hot_paths.h"
 #include "analysis/loops.h"
+#include "base/file_util.h"
 #include "report/text_util.h"
 
 namespace hwt::report {
@@ -207,9 +208,7 @@ std::string Pct(const json& v, int decimals = 2) {
 }
 // The file name and line of "DIR/FILE:LINE".
 std::string ShortSource(const json& v) {
-  std::string s = v.get<std::string>();
-  const size_t slash = s.rfind('/');
-  return slash == std::string::npos ? s : s.substr(slash + 1);
+  return BaseName(v.get<std::string>());
 }
 
 }  // namespace

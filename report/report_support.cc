@@ -3,13 +3,15 @@
 
 #include <regex.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "report/text_util.h"
+#include "absl/strings/str_format.h"
+#include "base/file_util.h"
 
 namespace hwt::report {
 namespace {
@@ -44,11 +46,6 @@ class Regex {
   bool valid_ = true;
 };
 
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
@@ -65,6 +62,10 @@ absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
   });
 }
 
+bool ImagePathMatches(const std::string& path, const std::string& image) {
+  return path == image || BaseName(path) == image;
+}
+
 FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names) {
   auto cache = std::make_shared<absl::flat_hash_map<uint32_t, bool>>();
   return [image, cache, &names](const analysis::FrameKey& key) {
@@ -72,10 +73,34 @@ FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names) {
     auto [it, inserted] = cache->try_emplace(key.image, false);
     if (inserted) {
       const std::string path = names.symbols().ImagePath(key.image);
-      it->second = path == image || BaseName(path) == image;
+      it->second = ImagePathMatches(path, image);
     }
     return it->second;
   };
+}
+
+std::optional<double> ParseMinWidth(const std::string& text, int width) {
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  char* end = nullptr;
+  const double v = strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || v < 0) return std::nullopt;
+  return percent ? v / 100.0 * (width - 20) : v;
+}
+
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode) {
+  std::vector<std::string> names;
+  for (const ThreadTimeline& t : timeline.threads) {
+    std::string name = t.stream < streams.size()
+                           ? streams[t.stream].name
+                           : absl::StrCat("stream ", t.stream);
+    if (cpu_mode) absl::StrAppendFormat(&name, " context 0x%x", t.context);
+    names.push_back(std::move(name));
+  }
+  return names;
 }
 
 WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
@@ -92,25 +117,6 @@ WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
     unit.name = "ticks";
   }
   return unit;
-}
-
-DecodeSummary SummarizeDecode(const std::vector<StreamStats>& stats) {
-  DecodeSummary s;
-  for (const StreamStats& st : stats) {
-    s.errors += st.errors;
-    s.bytes_lost += st.bytes_lost;
-    s.trace_bytes += st.trace_bytes;
-  }
-  return s;
-}
-
-std::string DecodeErrorMessage(const DecodeSummary& s) {
-  if (s.errors == 0 && s.bytes_lost == 0) return "";
-  return absl::StrCat(Thousands(s.errors),
-                      s.errors == 1 ? " decode error, " : " decode errors, ",
-                      Thousands(s.bytes_lost),
-                      s.bytes_lost == 1 ? " byte lost" : " bytes lost",
-                      ": see hwt-decode --stats");
 }
 
 std::string DefaultOutputName(const std::string& input,

@@ -1,18 +1,19 @@
 // Glue the report front ends share, kept out of the tools: frame matchers
 // for --function (a regex over frame names) and --image (an image's base
 // name), the weight unit of a profile (instructions, or time in ns or
-// timestamp ticks), the one-line summary of decode problems, and the default
-// output file name next to the input.
+// timestamp ticks), and the default output file name next to the input.
 #ifndef HWT_REPORT_REPORT_SUPPORT_H_
 #define HWT_REPORT_REPORT_SUPPORT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "capture/manifest.h"
 #include "decoders/decoder.h"
+#include "report/call_timeline.h"
 #include "report/profile_filter.h"
 #include "report/symbolized_profile.h"
 
@@ -22,8 +23,21 @@ namespace hwt::report {
 // as --annotate and the symbolizer's FindFunctions). Errors: a bad regex.
 absl::StatusOr<FrameMatcher> FunctionNameMatcher(const std::string& regex,
                                                  ProfileNames& names);
+// Whether an image's `path` is what --image/--only-image named: the full
+// path or its base name.
+bool ImagePathMatches(const std::string& path, const std::string& image);
 // Matches frames of the image whose base name (or full path) is `image`.
 FrameMatcher ImageMatcher(const std::string& image, ProfileNames& names);
+
+// --min-width: "0.1" pixels, or "0.5%" of a flame graph `width` pixels wide
+// (less its margins). std::nullopt when the text is neither.
+std::optional<double> ParseMinWidth(const std::string& text, int width);
+
+// Speedscope's thread names: the stream's name ("buffer 0 (thread 0)"), in
+// CPU mode with the context ID the thread ran under.
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode);
 
 // What a profile's weights count and how to show them.
 struct WeightUnit {
@@ -37,16 +51,6 @@ struct WeightUnit {
 // timestamp ticks.
 WeightUnit ChooseWeightUnit(bool use_time, bool has_time,
                             const capture::Manifest& manifest);
-
-struct DecodeSummary {
-  uint64_t errors = 0;
-  uint64_t bytes_lost = 0;
-  uint64_t trace_bytes = 0;
-};
-DecodeSummary SummarizeDecode(const std::vector<StreamStats>& stats);
-// "3 decode errors, 120 bytes lost: see hwt-decode --stats"; empty when
-// there were none.
-std::string DecodeErrorMessage(const DecodeSummary& summary);
 
 // NAME.SUFFIX in the current directory for input .../NAME.hwt (or NAME.tar,
 // NAME.tar.zst, NAME/, NAME.raw): where SVG/JSON goes when stdout is a

@@ -2,14 +2,13 @@
 #include "report/spe_symbols.h"
 
 #include "absl/strings/str_format.h"
+#include "base/file_util.h"
 
 namespace hwt::report {
 
 std::string SpeNames::ImageName(uint32_t image) const {
   if (image >= profile_.images.size()) return "[unknown]";
-  const std::string& path = profile_.images[image].path;
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+  return BaseName(profile_.images[image].path);
 }
 
 std::string SpeNames::FunctionName(const analysis::SpeFunction& function) {

@@ -4,14 +4,21 @@
 #include "absl/strings/str_format.h"
 
 namespace hwt::report {
-namespace {
-
-std::string BaseName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+std::vector<std::string> RegisterTimelineImages(
+    const capture::AddressSpaceTimeline& timeline,
+    symbolizer::Symbolizer& symbolizer) {
+  std::vector<std::string> warnings;
+  const auto& images = timeline.images();
+  for (uint32_t i = 0; i < images.size(); ++i) {
+    const capture::Image& image = images[i];
+    // Raw memory dumps (OpenCSD snapshots) have no symbols: registered as
+    // missing so that their code prints as [dump+0xoff].
+    const std::string file = image.is_elf ? image.file : std::string();
+    absl::Status status = symbolizer.AddImage(i, file, image.recorded_path);
+    if (!status.ok()) warnings.push_back(std::string(status.message()));
+  }
+  return warnings;
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<symbolizer::Symbolizer>>
 CreateSymbolizerForTimeline(const capture::AddressSpaceTimeline& timeline,
@@ -19,14 +26,10 @@ CreateSymbolizerForTimeline(const capture::AddressSpaceTimeline& timeline,
                             std::vector<std::string>* warnings) {
   std::unique_ptr<symbolizer::Symbolizer> symbols =
       symbolizer::Symbolizer::Create(options);
-  for (uint32_t i = 0; i < timeline.images().size(); ++i) {
-    const capture::Image& image = timeline.images()[i];
-    // Raw memory dumps have no symbols; they still print as [dump+0xoff].
-    const std::string file = image.is_elf ? image.file : std::string();
-    absl::Status status = symbols->AddImage(i, file, image.recorded_path);
-    if (!status.ok() && warnings != nullptr) {
-      warnings->push_back(std::string(status.message()));
-    }
+  std::vector<std::string> problems =
+      RegisterTimelineImages(timeline, *symbols);
+  if (warnings != nullptr) {
+    warnings->insert(warnings->end(), problems.begin(), problems.end());
   }
   return symbols;
 }
@@ -42,8 +45,8 @@ std::string FunctionOffsetName(symbolizer::Symbolizer* symbols,
     }
   }
   if (image < timeline.images().size()) {
-    return absl::StrFormat(
-        "[%s+0x%x]", BaseName(timeline.images()[image].recorded_path), vaddr);
+    return symbolizer::UnknownFunctionName(
+        timeline.images()[image].recorded_path, vaddr);
   }
   return "[unknown]";
 }

@@ -14,9 +14,16 @@
 
 namespace hwt::report {
 
-// Creates a symbolizer with all of the timeline's images registered. Images
-// that fail to load are reported in `warnings` (their addresses print as
-// [image+0xoff]); only a failure of the symbolizer itself is an error.
+// Adds every image of `timeline` to `symbolizer` under its timeline index.
+// Problems (an image that is not a usable ELF) are returned as warnings: the
+// image's addresses then print as [image+0xoff].
+std::vector<std::string> RegisterTimelineImages(
+    const capture::AddressSpaceTimeline& timeline,
+    symbolizer::Symbolizer& symbolizer);
+
+// A new symbolizer with RegisterTimelineImages() done; its warnings are
+// appended to `warnings` (may be null). Only a failure of the symbolizer
+// itself is an error.
 absl::StatusOr<std::unique_ptr<symbolizer::Symbolizer>>
 CreateSymbolizerForTimeline(const capture::AddressSpaceTimeline& timeline,
                             const symbolizer::SymbolizerOptions& options,

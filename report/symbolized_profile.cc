@@ -10,26 +10,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/file_util.h"
 
 namespace hwt::report {
 
 using analysis::CallTree;
 using analysis::FrameKey;
 using analysis::FrameKind;
-
-namespace {
-
-std::string BaseName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path
-                                                     : path.substr(slash + 1));
-}
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-}  // namespace
 
 std::string_view FrameCategoryName(FrameCategory category) {
   switch (category) {
@@ -54,17 +41,16 @@ std::string_view FrameCategoryName(FrameCategory category) {
 FrameCategory CategoryOfImage(std::string_view path, bool kernel) {
   if (kernel) return FrameCategory::kKernel;
   const std::string base = BaseName(path);
-  if (StartsWith(base, "ld-") || StartsWith(base, "ld.so") ||
-      StartsWith(base, "ld-elf")) {
+  if (absl::StartsWith(base, "ld-") || absl::StartsWith(base, "ld.so")) {
     return FrameCategory::kLoader;
   }
-  if (StartsWith(base, "libc.so") || StartsWith(base, "libc-")) {
+  if (absl::StartsWith(base, "libc.so") || absl::StartsWith(base, "libc-")) {
     return FrameCategory::kLibc;
   }
   if (base == "[vdso]" || base.find(".so") != std::string::npos) {
     return FrameCategory::kLibrary;
   }
-  if (base == "kernel" || StartsWith(base, "vmlinux") ||
+  if (base == "kernel" || absl::StartsWith(base, "vmlinux") ||
       absl::EndsWith(base, ".ko")) {
     return FrameCategory::kKernel;
   }

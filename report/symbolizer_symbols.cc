@@ -6,22 +6,6 @@
 
 namespace hwt::report {
 
-std::vector<std::string> RegisterTimelineImages(
-    const capture::AddressSpaceTimeline& timeline,
-    symbolizer::Symbolizer& symbolizer) {
-  std::vector<std::string> warnings;
-  const auto& images = timeline.images();
-  for (uint32_t i = 0; i < images.size(); ++i) {
-    const capture::Image& image = images[i];
-    // Raw memory dumps (OpenCSD snapshots) have no symbols: registered as
-    // missing so that their code prints as [dump+0xoff].
-    const std::string file = image.is_elf ? image.file : std::string();
-    absl::Status status = symbolizer.AddImage(i, file, image.recorded_path);
-    if (!status.ok()) warnings.push_back(std::string(status.message()));
-  }
-  return warnings;
-}
-
 std::string SymbolizerProfileSymbols::FunctionName(uint32_t image,
                                                    uint64_t start) {
   const symbolizer::FunctionSymbol* symbol =

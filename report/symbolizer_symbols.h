@@ -1,5 +1,6 @@
 // ProfileSymbols over the project's Symbolizer, for images registered under
-// the address-space timeline's indices (RegisterTimelineImages does that).
+// the address-space timeline's indices (RegisterTimelineImages in
+// report/symbol_names.h does that).
 #ifndef HWT_REPORT_SYMBOLIZER_SYMBOLS_H_
 #define HWT_REPORT_SYMBOLIZER_SYMBOLS_H_
 
@@ -11,13 +12,6 @@
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report {
-
-// Adds every image of `timeline` to `symbolizer` under its timeline index.
-// Problems (an image that is not a usable ELF) are returned as warnings: the
-// image's addresses then print as [image+0xoff].
-std::vector<std::string> RegisterTimelineImages(
-    const capture::AddressSpaceTimeline& timeline,
-    symbolizer::Symbolizer& symbolizer);
 
 class SymbolizerProfileSymbols : public ProfileSymbols {
  public:

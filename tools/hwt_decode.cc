@@ -45,19 +45,6 @@ struct Flags {
   bool quiet = false;
 };
 
-int Fail(const absl::Status& status) {
-  hwt::tools::PrintError(kTool, std::string(status.message()));
-  return hwt::tools::ExitCodeFor(status);
-}
-
-std::vector<uint64_t> BufferSizes(const hwt::capture::Capture& capture) {
-  std::vector<uint64_t> sizes;
-  for (const auto& buffer : capture.manifest().buffers) {
-    sizes.push_back(buffer.size);
-  }
-  return sizes;
-}
-
 // Discards SPE records (statistics only).
 class NullRecordSink : public hwt::spe::RecordSink {
  public:
@@ -98,13 +85,15 @@ int RunSpe(const Flags& flags, const hwt::tools::OpenedInput& input,
       break;
     }
     default:
-      return Fail(absl::InvalidArgumentError(
-          capture.source_path() +
-          ": SPE captures hold samples, not control flow: use --records, "
-          "--packets or --stats"));
+      return hwt::tools::Fail(
+          kTool,
+          absl::InvalidArgumentError(
+              capture.source_path() +
+              ": SPE captures hold samples, not control flow: use --records, "
+              "--packets or --stats"));
   }
-  if (!stats.ok()) return Fail(stats.status());
-  if (absl::Status s = out.Commit(); !s.ok()) return Fail(s);
+  if (!stats.ok()) return hwt::tools::Fail(kTool, stats.status());
+  if (absl::Status s = out.Commit(); !s.ok()) return hwt::tools::Fail(kTool, s);
   if (stats->total.bytes_skipped > 0) {
     if (!flags.quiet) {
       fprintf(stderr,
@@ -124,24 +113,23 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
   hwt::DecoderOptions options;
   options.jobs = flags.jobs;
   auto decoder = hwt::CreateDecoder(capture, input.timeline, options);
-  if (!decoder.ok()) return Fail(decoder.status());
+  if (!decoder.ok()) return hwt::tools::Fail(kTool, decoder.status());
   const auto& streams = (*decoder)->streams();
   if (flags.stream >= 0 &&
       static_cast<size_t>(flags.stream) >= streams.size()) {
-    return Fail(absl::InvalidArgumentError(absl::StrFormat(
-        "--stream %d: the capture has %u stream%s", flags.stream,
-        streams.size(), streams.size() == 1 ? "" : "s")));
+    return hwt::tools::Fail(
+        kTool, absl::InvalidArgumentError(absl::StrFormat(
+                   "--stream %d: the capture has %u stream%s", flags.stream,
+                   streams.size(), streams.size() == 1 ? "" : "s")));
   }
   const bool json = flags.format == "json";
   std::vector<std::string> warnings = input.timeline.warnings();
-  hwt::Progress progress("decoding", 0, false);
-  std::optional<hwt::Progress> shown;
 
   if (flags.mode == Mode::kPackets) {
     hwt::report::PacketListing listing(capture.manifest().backend,
                                        streams.size(), &out);
     if (absl::Status s = (*decoder)->ListPackets(listing); !s.ok()) {
-      return Fail(s);
+      return hwt::tools::Fail(kTool, s);
     }
   } else {
     std::unique_ptr<hwt::symbolizer::Symbolizer> symbols;
@@ -152,7 +140,7 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
       if (!flags.no_symbols) {
         auto created = hwt::report::CreateSymbolizerForTimeline(input.timeline,
                                                                 {}, &warnings);
-        if (!created.ok()) return Fail(created.status());
+        if (!created.ok()) return hwt::tools::Fail(kTool, created.status());
         symbols = std::move(*created);
       }
       hwt::report::ListingOptions listing_options;
@@ -176,17 +164,14 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
           streams, input.timeline, symbols.get(), listing_options, &out);
       sink = listing.get();
     }
-    std::vector<uint64_t> sizes = BufferSizes(capture);
-    uint64_t total = 0;
-    for (uint64_t size : sizes) total += size;
-    shown.emplace("decoding", total);
+    hwt::Progress progress("decoding", hwt::tools::TotalTraceBytes(capture));
     hwt::ProgressSink with_progress(
-        sink, streams, sizes,
-        [&shown](uint64_t done, uint64_t) { shown->Update(done); });
+        sink, streams, hwt::tools::BufferSizes(capture),
+        [&progress](uint64_t done, uint64_t) { progress.Update(done); });
     if (absl::Status s = (*decoder)->Decode(with_progress); !s.ok()) {
-      return Fail(s);
+      return hwt::tools::Fail(kTool, s);
     }
-    shown->Finish();
+    progress.Finish();
   }
 
   hwt::report::DecodeSummary summary;
@@ -198,16 +183,13 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
     out.Write(json ? hwt::report::FormatDecodeStatsJson(summary)
                    : hwt::report::FormatDecodeStatsText(summary));
   }
-  if (absl::Status s = out.Commit(); !s.ok()) return Fail(s);
+  if (absl::Status s = out.Commit(); !s.ok()) return hwt::tools::Fail(kTool, s);
 
-  hwt::StreamStats total = hwt::report::TotalStats(summary.stats);
+  hwt::StreamStats total = hwt::TotalStats(summary.stats);
   if (total.errors > 0) {
     if (flags.mode != Mode::kStats && !flags.quiet) {
-      fprintf(stderr,
-              "%s: %llu decode error%s, %llu trace bytes lost (see --stats)\n",
-              kTool, static_cast<unsigned long long>(total.errors),
-              total.errors == 1 ? "" : "s",
-              static_cast<unsigned long long>(total.bytes_lost));
+      fprintf(stderr, "%s: %s\n", kTool,
+              hwt::report::DecodeErrorMessage(total).c_str());
     }
     return hwt::tools::kExitDecodeErrors;
   }
@@ -267,18 +249,19 @@ int main(int argc, char** argv) {
     return exit_code;
   }
   auto input = hwt::tools::OpenInput(flags.input, kTool, flags.quiet);
-  if (!input.ok()) return Fail(input.status());
+  if (!input.ok()) return hwt::tools::Fail(kTool, input.status());
   auto out = hwt::Output::Open(flags.output);
-  if (!out.ok()) return Fail(out.status());
+  if (!out.ok()) return hwt::tools::Fail(kTool, out.status());
   if ((*input).capture->manifest().backend == hwt::capture::Backend::kSpe) {
     return RunSpe(flags, *input, *out);
   }
   if (flags.mode == Mode::kRecords) {
-    return Fail(absl::InvalidArgumentError(
-        "--records lists SPE sample records; this is a " +
-        std::string(
-            hwt::capture::BackendName((*input).capture->manifest().backend)) +
-        " capture"));
+    return hwt::tools::Fail(
+        kTool, absl::InvalidArgumentError(
+                   "--records lists SPE sample records; this is a " +
+                   std::string(hwt::capture::BackendName(
+                       (*input).capture->manifest().backend)) +
+                   " capture"));
   }
   return RunControlFlow(flags, *input, *out);
 }

@@ -135,8 +135,7 @@ int main(int argc, char** argv) {
 
   auto result = hwt::recorder::RecordCapture(options);
   if (!result.ok()) {
-    hwt::tools::PrintError(kTool, std::string(result.status().message()));
-    return hwt::tools::ExitCodeFor(result.status());
+    return hwt::tools::Fail(kTool, result.status());
   }
   const auto& r = *result;
   fprintf(stderr,

@@ -18,12 +18,14 @@
 #include "analysis/block_expansion.h"
 #include "analysis/capture_profile.h"
 #include "analysis/spe_profile.h"
+#include "base/file_util.h"
 #include "base/output.h"
 #include "base/progress.h"
 #include "report/annotate.h"
 #include "report/call_timeline.h"
 #include "report/callgraph_dot.h"
 #include "report/callgraph_text.h"
+#include "report/decode_stats.h"
 #include "report/flame_svg.h"
 #include "report/folded.h"
 #include "report/hot_report.h"
@@ -32,6 +34,7 @@
 #include "report/spe_report.h"
 #include "report/spe_symbolizer_source.h"
 #include "report/speedscope.h"
+#include "report/symbol_names.h"
 #include "report/symbolized_profile.h"
 #include "report/symbolizer_symbols.h"
 #include "report/text_util.h"
@@ -89,11 +92,6 @@ struct OutputSpec {
   std::string content;
 };
 
-int Fail(const absl::Status& status) {
-  hwt::tools::PrintError(kTool, std::string(status.message()));
-  return hwt::tools::ExitCodeFor(status);
-}
-
 int Usage(const std::string& message) {
   hwt::tools::PrintError(kTool, message);
   return kExitUsage;
@@ -146,26 +144,25 @@ int WriteOutputs(std::vector<OutputSpec>& outputs, const Options& options) {
   return kExitOk;
 }
 
-std::string BaseName(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// --min-width: "0.1" pixels or "0.5%" of the graph width.
-bool ParseMinWidth(const std::string& text, int width, double* px) {
-  std::string number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  char* end = nullptr;
-  const double v = strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || v < 0) return false;
-  *px = percent ? v / 100.0 * (width - 20) : v;
-  return true;
+// The flame graph options every backend sets the same way from the flags.
+report::FlameOptions FlameFromFlags(const Options& options, double min_width_px,
+                                    const std::string& title,
+                                    const std::string& icicle_title,
+                                    const std::string& count_name) {
+  report::FlameOptions flame;
+  flame.title = !options.title.empty() ? options.title
+                : options.icicle       ? icicle_title
+                                       : title;
+  flame.count_name =
+      options.count_name.empty() ? count_name : options.count_name;
+  flame.inverted = options.icicle;
+  flame.min_width = min_width_px;
+  return flame;
 }
 
 // The SPE reports.
-int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
+int RunSpe(const Options& options, double min_width_px,
+           const hwt::tools::OpenedInput& input,
            hwt::symbolizer::Symbolizer& symbolizer) {
   if (!options.speedscope.empty() || !options.callgraph.empty() ||
       options.hot || !options.annotate.empty() || options.thread ||
@@ -177,36 +174,31 @@ int RunSpe(const Options& options, const hwt::tools::OpenedInput& input,
   }
   auto result =
       analysis::ProfileSpeCapture(*input.capture, input.timeline, &symbolizer);
-  if (!result.ok()) return Fail(result.status());
+  if (!result.ok()) return hwt::tools::Fail(kTool, result.status());
   report::SymbolizerSymbolSource symbols(&symbolizer);
   report::SpeReportOptions spe_options;
   if (options.top != 0) spe_options.top = options.top;
   std::vector<OutputSpec> outputs;
+  const std::string folded =
+      options.folded.empty() && options.flame.empty()
+          ? std::string()
+          : report::FormatSpeFolded(result->profile, &symbols);
   if (!options.folded.empty()) {
-    outputs.push_back({"folded stacks", options.folded, false, "folded",
-                       report::FormatSpeFolded(result->profile, &symbols)});
+    outputs.push_back(
+        {"folded stacks", options.folded, false, "folded", folded});
   }
   if (!options.flame.empty()) {
     report::FrameTable frames;
-    const report::NamedTree tree = report::NamedTreeFromFolded(
-        report::FormatSpeFolded(result->profile, &symbols), frames,
-        [](std::string_view root) {
+    const report::NamedTree tree =
+        report::NamedTreeFromFolded(folded, frames, [](std::string_view root) {
           return report::CategoryOfImage(root, root == "[kernel]");
         });
-    report::FlameOptions flame;
-    flame.title = !options.title.empty() ? options.title
-                  : options.icicle       ? "SPE Icicle Graph"
-                                         : "SPE Flame Graph";
-    flame.subtitle = absl::StrCat(BaseName(options.input.input), ": ",
+    report::FlameOptions flame =
+        FlameFromFlags(options, min_width_px, "SPE Flame Graph",
+                       "SPE Icicle Graph", "samples");
+    flame.subtitle = absl::StrCat(hwt::BaseName(options.input.input), ": ",
                                   report::Thousands(result->profile.samples),
                                   " samples by image and function");
-    flame.count_name =
-        options.count_name.empty() ? "samples" : options.count_name;
-    flame.inverted = options.icicle;
-    if (!ParseMinWidth(options.min_width, flame.width, &flame.min_width)) {
-      return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
-                   options.min_width + "'");
-    }
     outputs.push_back({"flame graph", options.flame, true, "flame.svg",
                        report::RenderFlameSvg(tree, frames, flame)});
   }
@@ -253,14 +245,15 @@ int Run(const Options& options) {
     return Usage("--callgraph: expected text or dot, got '" +
                  options.callgraph + "'");
   }
-  double min_width_px = 0.1;
-  if (!ParseMinWidth(options.min_width, 1200, &min_width_px)) {
+  const std::optional<double> min_width_px =
+      report::ParseMinWidth(options.min_width, report::FlameOptions().width);
+  if (!min_width_px) {
     return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
                  options.min_width + "'");
   }
 
   auto input = hwt::tools::OpenInput(options.input, kTool, options.quiet);
-  if (!input.ok()) return Fail(input.status());
+  if (!input.ok()) return hwt::tools::Fail(kTool, input.status());
   const hwt::capture::Manifest& manifest = input->capture->manifest();
 
   hwt::symbolizer::SymbolizerOptions sym_options;
@@ -275,19 +268,18 @@ int Run(const Options& options) {
     }
   }
   if (manifest.backend == hwt::capture::Backend::kSpe) {
-    return RunSpe(options, *input, *symbolizer);
+    return RunSpe(options, *min_width_px, *input, *symbolizer);
   }
   if (!options.image.empty()) {
     bool found = false;
     for (const auto& image : input->timeline.images()) {
-      found |= image.recorded_path == options.image ||
-               BaseName(image.recorded_path) == options.image;
+      found |= report::ImagePathMatches(image.recorded_path, options.image);
     }
     if (!found) {
       std::string known;
       for (const auto& image : input->timeline.images()) {
         absl::StrAppend(&known, known.empty() ? "" : ", ",
-                        BaseName(image.recorded_path));
+                        hwt::BaseName(image.recorded_path));
       }
       return Usage("--only-image: the capture has no image '" + options.image +
                    "' (it has: " + known + ")");
@@ -297,9 +289,8 @@ int Run(const Options& options) {
   // Decode and profile.
   const bool want_flame = !options.flame.empty();
   const bool want_speedscope = !options.speedscope.empty();
-  uint64_t trace_bytes = 0;
-  for (const auto& buffer : manifest.buffers) trace_bytes += buffer.size;
-  hwt::Progress progress("decoding", trace_bytes);
+  hwt::Progress progress("decoding",
+                         hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
@@ -320,14 +311,14 @@ int Run(const Options& options) {
   auto profiled = analysis::ProfileCapture(*input->capture, input->timeline,
                                            *symbolizer, profile_options);
   progress.Finish();
-  if (!profiled.ok()) return Fail(profiled.status());
+  if (!profiled.ok()) return hwt::tools::Fail(kTool, profiled.status());
   const analysis::Profile& profile = profiled->profile;
   if (options.thread && *options.thread >= profiled->streams.size()) {
     return Usage(absl::StrFormat(
         "--thread %d: the capture has %d streams (0-%d)", *options.thread,
         profiled->streams.size(), profiled->streams.size() - 1));
   }
-  const report::DecodeSummary decode = report::SummarizeDecode(profiled->stats);
+  const hwt::StreamStats decode = hwt::TotalStats(profiled->stats);
 
   const report::WeightUnit unit = report::ChooseWeightUnit(
       options.weight != "instructions", profile.has_time, manifest);
@@ -388,7 +379,7 @@ int Run(const Options& options) {
     return *named;
   };
 
-  const std::string input_name = BaseName(options.input.input);
+  const std::string input_name = hwt::BaseName(options.input.input);
   std::string subtitle =
       absl::StrCat(input_name, ": ",
                    report::ScaledCount(unit.weight == report::Weight::kTime
@@ -407,16 +398,10 @@ int Run(const Options& options) {
                        options.callgraph.empty() && options.top == 0 &&
                        !options.hot && options.annotate.empty();
   if (want_flame || no_mode) {
-    report::FlameOptions flame;
-    flame.title = !options.title.empty() ? options.title
-                  : options.icicle       ? "Icicle Graph"
-                                         : "Flame Graph";
+    report::FlameOptions flame = FlameFromFlags(
+        options, *min_width_px, "Flame Graph", "Icicle Graph", unit.name);
     flame.subtitle = subtitle;
-    flame.count_name =
-        options.count_name.empty() ? unit.name : options.count_name;
     flame.scale = unit.scale;
-    flame.inverted = options.icicle;
-    flame.min_width = min_width_px;
     if (profile.stats.gaps != 0) {
       flame.notes = absl::StrCat(
           report::Thousands(profile.stats.gaps),
@@ -430,43 +415,16 @@ int Run(const Options& options) {
          report::RenderFlameSvg(named_tree(), names.frames(), flame)});
   }
   if (!options.folded.empty()) {
-    report::FoldedOptions folded;
-    folded.weight = unit.weight == report::Weight::kTime
-                        ? report::FoldedWeight::kTime
-                        : report::FoldedWeight::kInstructions;
-    report::FoldedInlines inlines;
-    if (inline_frames && expansion) {
-      inlines.profile = &profile;
-      inlines.expansion = &*expansion;
-      inlines.frames = [&names](uint32_t image, uint64_t vaddr) {
-        std::vector<std::string> out;
-        for (uint32_t id : names.InlineFrames(image, vaddr)) {
-          out.push_back(names.frames()[id].name);
-        }
-        return out;
-      };
-      folded.inlines = &inlines;
-    }
-    outputs.push_back(
-        {"folded stacks", options.folded, false, "folded",
-         report::FoldedStacks(
-             tree,
-             [&names](const analysis::FrameKey& k) { return names.Name(k); },
-             folded)});
+    // From the named tree: its inline frames were looked up in one batch.
+    outputs.push_back({"folded stacks", options.folded, false, "folded",
+                       report::FoldedStacks(named_tree(), names.frames())});
   }
   if (want_speedscope) {
     const report::CallTimeline timeline =
         recorder->Finish(unit.weight == report::Weight::kTime);
-    std::vector<std::string> thread_names;
-    for (const report::ThreadTimeline& t : timeline.threads) {
-      std::string name = t.stream < profiled->streams.size()
-                             ? profiled->streams[t.stream].name
-                             : absl::StrCat("stream ", t.stream);
-      if (manifest.mode == hwt::capture::TraceMode::kCpu) {
-        absl::StrAppendFormat(&name, " context 0x%x", t.context);
-      }
-      thread_names.push_back(name);
-    }
+    const std::vector<std::string> thread_names = report::SpeedscopeThreadNames(
+        timeline, profiled->streams,
+        manifest.mode == hwt::capture::TraceMode::kCpu);
     if (timeline.truncated && !options.quiet) {
       fprintf(stderr,
               "%s: warning: --speedscope: the call timeline stops after %zu "
@@ -547,7 +505,7 @@ int Run(const Options& options) {
   if (!options.annotate.empty()) {
     auto text = report::AnnotateFunctions(options.annotate, *symbolizer,
                                           profile, *expansion, names);
-    if (!text.ok()) return Fail(text.status());
+    if (!text.ok()) return hwt::tools::Fail(kTool, text.status());
     outputs.push_back({"annotated code", "-", false, "annotate.txt", *text});
   }
 

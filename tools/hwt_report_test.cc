@@ -50,12 +50,7 @@ std::string ReadOrDie(const std::string& path) {
 
 void ExpectGolden(const std::string& output, const std::string& name) {
   std::string text = absl::StrReplaceAll(output, {{Capture(), "INPUT"}});
-  if (getenv("HWT_UPDATE_GOLDEN") != nullptr) {
-    ASSERT_TRUE(WriteFileAtomically(Golden(name), text).ok());
-  }
-  auto expected = ReadFileToString(Golden(name));
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  EXPECT_EQ(text, *expected) << "golden file " << name;
+  testing::ExpectMatchesGolden(text, Golden(name));
 }
 
 testing::CommandResult Report(std::vector<std::string> args) {

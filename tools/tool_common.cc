@@ -100,4 +100,23 @@ int ExitCodeFor(const absl::Status& status) {
   }
 }
 
+int Fail(const std::string& tool, const absl::Status& status) {
+  PrintError(tool, std::string(status.message()));
+  return ExitCodeFor(status);
+}
+
+std::vector<uint64_t> BufferSizes(const capture::Capture& capture) {
+  std::vector<uint64_t> sizes;
+  for (const auto& buffer : capture.manifest().buffers) {
+    sizes.push_back(buffer.size);
+  }
+  return sizes;
+}
+
+uint64_t TotalTraceBytes(const capture::Capture& capture) {
+  uint64_t total = 0;
+  for (const auto& buffer : capture.manifest().buffers) total += buffer.size;
+  return total;
+}
+
 }  // namespace hwt::tools

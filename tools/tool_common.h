@@ -55,6 +55,14 @@ void PrintError(const std::string& tool, const std::string& message);
 
 // Exit code for a failed status: usage/input problems -> 2, others -> 3.
 int ExitCodeFor(const absl::Status& status);
+// PrintError(tool, status's message), then ExitCodeFor(status).
+int Fail(const std::string& tool, const absl::Status& status);
+
+// The sizes of the capture's trace buffers, in manifest order (what the
+// progress sinks count against).
+std::vector<uint64_t> BufferSizes(const capture::Capture& capture);
+// Their sum: the total for a progress line.
+uint64_t TotalTraceBytes(const capture::Capture& capture);
 
 }  // namespace hwt::tools
 

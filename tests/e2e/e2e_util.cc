@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analysis/capture_profile.h"
 #include "base/file_util.h"
@@ -15,6 +16,9 @@
 #include "nlohmann/json.hpp"
 #include "recorder/ground_truth.h"
 #include "report/folded.h"
+#include "report/symbol_names.h"
+#include "report/symbolized_profile.h"
+#include "report/symbolizer_symbols.h"
 #include "symbolizer/symbolizer.h"
 
 #ifndef HWT_TEST_PROGRAMS_DIR
@@ -184,11 +188,16 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
                        capture::OpenCapture(path, options));
   HWT_ASSIGN_OR_RETURN(capture::AddressSpaceTimeline timeline,
                        capture::BuildAddressSpaceTimeline(*capture));
+  // Named as hwt-report names them: the timeline's images in a symbolizer,
+  // frames through ProfileNames.
   std::unique_ptr<symbolizer::Symbolizer> symbols =
       symbolizer::Symbolizer::Create(recorder::GroundTruthSymbolOptions());
-  for (uint32_t i = 0; i < timeline.images().size(); ++i) {
-    const capture::Image& image = timeline.images()[i];
-    HWT_RETURN_IF_ERROR(symbols->AddImage(i, image.file, image.recorded_path));
+  const std::vector<std::string> problems =
+      report::RegisterTimelineImages(timeline, *symbols);
+  if (!problems.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path,
+        ": images the symbolizer cannot use: ", absl::StrJoin(problems, "; ")));
   }
   HWT_ASSIGN_OR_RETURN(analysis::CaptureProfile captured,
                        analysis::ProfileCapture(*capture, timeline, *symbols));
@@ -196,18 +205,10 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
   Profiled out;
   out.stats = std::move(captured.stats);
   out.profile = std::move(captured.profile);
-  report::FrameNaming naming;
-  naming.function_name = [&](uint32_t image, uint64_t start) {
-    const symbolizer::FunctionSymbol* f = symbols->FunctionFor(image, start);
-    return f != nullptr ? f->name
-                        : symbolizer::UnknownFunctionName(
-                              timeline.images()[image].recorded_path, start);
-  };
-  naming.image_path = [&](uint32_t image) {
-    return timeline.images()[image].recorded_path;
-  };
-  auto namer = [&](const analysis::FrameKey& key) {
-    return report::NameFrame(key, naming);
+  report::SymbolizerProfileSymbols profile_symbols(symbols.get(), &timeline);
+  report::ProfileNames names(profile_symbols);
+  auto namer = [&names](const analysis::FrameKey& key) {
+    return names.Name(key);
   };
   out.folded = report::FoldedStacks(out.profile.merged, namer);
   for (const analysis::FunctionStats& f : out.profile.functions) {
