@@ -10,13 +10,12 @@
 #include "decoders/x86/x86_insn.h"
 #include "nlohmann/json.hpp"
 #include "report/symbol_names.h"
+#include "report/text_util.h"
 
 namespace hwt::report {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Hex(uint64_t value) { return absl::StrFormat("0x%x", value); }
 
 bool IsTakenTransfer(BranchKind kind) {
   switch (kind) {

@@ -20,8 +20,6 @@ using analysis::BlockStats;
 using analysis::FunctionId;
 using nlohmann::json;
 
-std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
-
 double Share(uint64_t part, uint64_t total) {
   return total == 0 ? 0.0 : 100.0 * part / total;
 }

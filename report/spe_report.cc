@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "decoders/spe/data_source.h"
 #include "decoders/spe/events.h"
+#include "report/text_util.h"
 
 namespace hwt::report {
 namespace {
@@ -20,48 +21,14 @@ using analysis::SpeFunction;
 using analysis::SpeProfile;
 using analysis::SpeSampleCounters;
 
-// A text table: header row, right-aligned numeric columns, the last column
-// left-aligned (names).
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) {
-    rows_.push_back(std::move(header));
-  }
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  std::string Render(const std::string& indent = "  ") const {
-    std::vector<size_t> widths;
-    for (const auto& row : rows_) {
-      if (widths.size() < row.size()) widths.resize(row.size(), 0);
-      for (size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
-      }
-    }
-    std::string out;
-    for (const auto& row : rows_) {
-      std::string line = indent;
-      for (size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) line += "  ";
-        bool last = i + 1 == row.size();
-        if (last) {
-          line += row[i];
-        } else {
-          line.append(widths[i] - row[i].size(), ' ');
-          line += row[i];
-        }
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
-
-std::string Percent(uint64_t part, uint64_t whole) {
-  if (whole == 0) return "-";
-  return absl::StrFormat("%.1f%%", 100.0 * part / whole);
+// A text table with a header row, numeric columns right-aligned and the
+// last column (names) left-aligned, rendered indented by two spaces.
+TextTable NamesLastTable(const std::vector<std::string>& header) {
+  std::vector<TextTable::Align> align(header.size(), TextTable::Align::kRight);
+  align.back() = TextTable::Align::kLeft;
+  TextTable table(std::move(align));
+  table.AddRow(header);
+  return table;
 }
 
 double Fraction(uint64_t part, uint64_t whole) {
@@ -69,8 +36,6 @@ double Fraction(uint64_t part, uint64_t whole) {
 }
 
 std::string Mean(double value) { return absl::StrFormat("%.1f", value); }
-
-std::string Hex(uint64_t value) { return absl::StrFormat("0x%x", value); }
 
 size_t Limit(size_t size, const SpeReportOptions& options) {
   return options.top == 0 ? size : std::min(size, options.top);
@@ -159,17 +124,18 @@ void AppendHotSpotTable(const std::string& title,
                         std::string* out) {
   size_t n = Limit(spots.size(), options);
   absl::StrAppendFormat(out, "\n%s (top %d of %d)\n", title, n, spots.size());
-  Table table({"samples", "%", "lat-mean", "loads", "stores", "l1d-refill",
-               "llc-miss", "tlb-walk", "address"});
+  TextTable table =
+      NamesLastTable({"samples", "%", "lat-mean", "loads", "stores",
+                      "l1d-refill", "llc-miss", "tlb-walk", "address"});
   for (size_t i = 0; i < n; ++i) {
     const SpeSampleCounters& c = spots[i].counters;
-    table.Add({absl::StrCat(c.samples), Percent(c.samples, total),
-               Mean(c.mean_latency()), absl::StrCat(c.loads),
-               absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
-               absl::StrCat(c.llc_miss), absl::StrCat(c.tlb_walk),
-               Hex(spots[i].base)});
+    table.AddRow({absl::StrCat(c.samples), Percent(c.samples, total, 1),
+                  Mean(c.mean_latency()), absl::StrCat(c.loads),
+                  absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
+                  absl::StrCat(c.llc_miss), absl::StrCat(c.tlb_walk),
+                  Hex(spots[i].base)});
   }
-  *out += table.Render();
+  *out += table.Render("  ");
 }
 
 }  // namespace
@@ -221,13 +187,13 @@ std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
       &out,
       "  in images %d (%s), kernel (EL1+) %d, with data address %d (%d in "
       "images)\n",
-      p.samples_in_images, Percent(p.samples_in_images, total),
+      p.samples_in_images, Percent(p.samples_in_images, total, 1),
       p.kernel_samples, p.samples_with_data_address,
       p.data_addresses_in_images);
 
   out += "\nOperations\n";
   {
-    Table table({"samples", "%", "operation"});
+    TextTable table = NamesLastTable({"samples", "%", "operation"});
     std::vector<int> order;
     for (int i = 0; i < spe::kNumOpCategories; ++i) {
       if (p.all.op_categories[i] != 0) order.push_back(i);
@@ -237,81 +203,84 @@ std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
     });
     for (int i : order) {
       uint64_t n = p.all.op_categories[i];
-      table.Add(
-          {absl::StrCat(n), Percent(n, total),
+      table.AddRow(
+          {absl::StrCat(n), Percent(n, total, 1),
            std::string(spe::OpCategoryName(static_cast<spe::OpCategory>(i)))});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   out += "\nEvents\n";
   {
-    Table table({"samples", "%", "event"});
+    TextTable table = NamesLastTable({"samples", "%", "event"});
     for (int bit = 0; bit < 64; ++bit) {
       uint64_t n = p.all.events[bit];
       if (n == 0) continue;
-      table.Add(
-          {absl::StrCat(n), Percent(n, total), spe::EventName(bit, p.cpu)});
+      table.AddRow(
+          {absl::StrCat(n), Percent(n, total, 1), spe::EventName(bit, p.cpu)});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   out += "\nLatency (cycles)\n";
   {
-    Table table({"count", "mean", "p50", "p90", "p99", "max", "counter"});
+    TextTable table = NamesLastTable(
+        {"count", "mean", "p50", "p90", "p99", "max", "counter"});
     const std::pair<const char*, const LatencyDistribution*> rows[] = {
         {"total", &p.all.latencies.total},
         {"issue", &p.all.latencies.issue},
         {"translation", &p.all.latencies.translation}};
     for (auto [name, d] : rows) {
-      table.Add(
+      table.AddRow(
           {absl::StrCat(d->count()), Mean(d->mean()),
            absl::StrCat(d->Percentile(50)), absl::StrCat(d->Percentile(90)),
            absl::StrCat(d->Percentile(99)), absl::StrCat(d->max()), name});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   out += "\nData sources\n";
   {
-    Table table({"samples", "%", "source"});
+    TextTable table = NamesLastTable({"samples", "%", "source"});
     for (const auto& [value, n] : p.all.DataSources()) {
-      table.Add({absl::StrCat(n), Percent(n, total),
-                 spe::DataSourceLabel(value, p.cpu)});
+      table.AddRow({absl::StrCat(n), Percent(n, total, 1),
+                    spe::DataSourceLabel(value, p.cpu)});
     }
     if (p.all.without_data_source != 0) {
-      table.Add({absl::StrCat(p.all.without_data_source),
-                 Percent(p.all.without_data_source, total), "(none)"});
+      table.AddRow({absl::StrCat(p.all.without_data_source),
+                    Percent(p.all.without_data_source, total, 1), "(none)"});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   size_t nf = Limit(p.functions.size(), options);
   absl::StrAppendFormat(&out, "\nFunctions (top %d of %d)\n", nf,
                         p.functions.size());
   {
-    Table table({"samples", "%", "lat-mean", "p50", "p90", "p99", "max",
-                 "issue", "xlat", "l1d-refill%", "llc-miss%", "tlb-walk%",
-                 "mispred", "function [image]"});
+    TextTable table =
+        NamesLastTable({"samples", "%", "lat-mean", "p50", "p90", "p99", "max",
+                        "issue", "xlat", "l1d-refill%", "llc-miss%",
+                        "tlb-walk%", "mispred", "function [image]"});
     for (size_t i = 0; i < nf; ++i) {
       const SpeFunction& f = p.functions[i];
       const SpeBreakdown& b = f.breakdown;
       const LatencyDistribution& lat = b.latencies.total;
-      table.Add(
-          {absl::StrCat(b.samples), Percent(b.samples, total), Mean(lat.mean()),
-           absl::StrCat(lat.Percentile(50)), absl::StrCat(lat.Percentile(90)),
-           absl::StrCat(lat.Percentile(99)), absl::StrCat(lat.max()),
-           Mean(b.latencies.issue.mean()), Mean(b.latencies.translation.mean()),
-           Percent(b.counters.l1d_refill, b.samples),
-           Percent(b.counters.llc_miss, b.samples),
-           Percent(b.counters.tlb_walk, b.samples),
-           absl::StrCat(b.counters.mispredicted),
-           f.key.image == analysis::kSpeNoImage
-               ? function_names[i]
-               : absl::StrFormat("%s [%s]", function_names[i],
-                                 names.ImageName(f.key.image))});
+      table.AddRow({absl::StrCat(b.samples), Percent(b.samples, total, 1),
+                    Mean(lat.mean()), absl::StrCat(lat.Percentile(50)),
+                    absl::StrCat(lat.Percentile(90)),
+                    absl::StrCat(lat.Percentile(99)), absl::StrCat(lat.max()),
+                    Mean(b.latencies.issue.mean()),
+                    Mean(b.latencies.translation.mean()),
+                    Percent(b.counters.l1d_refill, b.samples, 1),
+                    Percent(b.counters.llc_miss, b.samples, 1),
+                    Percent(b.counters.tlb_walk, b.samples, 1),
+                    absl::StrCat(b.counters.mispredicted),
+                    f.key.image == analysis::kSpeNoImage
+                        ? function_names[i]
+                        : absl::StrFormat("%s [%s]", function_names[i],
+                                          names.ImageName(f.key.image))});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   absl::StrAppendFormat(&out, "\nFunction events (top %d)\n", nf);
@@ -330,37 +299,39 @@ std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
     std::vector<std::string> header;
     for (auto [bit, name] : columns) header.push_back(name);
     header.push_back("function");
-    Table table(header);
+    TextTable table = NamesLastTable(header);
     for (size_t i = 0; i < nf; ++i) {
       std::vector<std::string> row;
       for (auto [bit, name] : columns) {
         row.push_back(absl::StrCat(p.functions[i].breakdown.events[bit]));
       }
       row.push_back(function_names[i]);
-      table.Add(std::move(row));
+      table.AddRow(std::move(row));
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   size_t ni = Limit(p.instructions.size(), options);
   absl::StrAppendFormat(&out, "\nInstructions (top %d of %d)\n", ni,
                         p.instructions.size());
   {
-    Table table({"samples", "%", "lat-mean", "l1d-refill", "llc-miss",
-                 "mispred", "instruction [image]"});
+    TextTable table =
+        NamesLastTable({"samples", "%", "lat-mean", "l1d-refill", "llc-miss",
+                        "mispred", "instruction [image]"});
     for (size_t i = 0; i < ni; ++i) {
       const analysis::SpeInstruction& ins = p.instructions[i];
       const SpeSampleCounters& c = ins.counters;
-      table.Add({absl::StrCat(c.samples), Percent(c.samples, total),
-                 Mean(c.mean_latency()), absl::StrCat(c.l1d_refill),
-                 absl::StrCat(c.llc_miss), absl::StrCat(c.mispredicted),
-                 absl::StrFormat("%s [%s]",
-                                 InstructionName(ins, p, function_names, names),
-                                 ins.address.image == analysis::kSpeNoImage
-                                     ? (ins.el >= 1 ? "kernel" : "unknown")
-                                     : names.ImageName(ins.address.image))});
+      table.AddRow(
+          {absl::StrCat(c.samples), Percent(c.samples, total, 1),
+           Mean(c.mean_latency()), absl::StrCat(c.l1d_refill),
+           absl::StrCat(c.llc_miss), absl::StrCat(c.mispredicted),
+           absl::StrFormat("%s [%s]",
+                           InstructionName(ins, p, function_names, names),
+                           ins.address.image == analysis::kSpeNoImage
+                               ? (ins.el >= 1 ? "kernel" : "unknown")
+                               : names.ImageName(ins.address.image))});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
 
   const uint64_t with_data = p.samples_with_data_address;
@@ -372,18 +343,19 @@ std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
   absl::StrAppendFormat(&out, "\nData symbols (top %d of %d)\n", nd,
                         data_symbols.size());
   {
-    Table table({"samples", "%", "lat-mean", "loads", "stores", "l1d-refill",
-                 "llc-miss", "symbol [image]"});
+    TextTable table =
+        NamesLastTable({"samples", "%", "lat-mean", "loads", "stores",
+                        "l1d-refill", "llc-miss", "symbol [image]"});
     for (size_t i = 0; i < nd; ++i) {
       const SpeSampleCounters& c = data_symbols[i].counters;
-      table.Add({absl::StrCat(c.samples), Percent(c.samples, with_data),
-                 Mean(c.mean_latency()), absl::StrCat(c.loads),
-                 absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
-                 absl::StrCat(c.llc_miss),
-                 absl::StrFormat("%s [%s]", data_symbols[i].name,
-                                 names.ImageName(data_symbols[i].image))});
+      table.AddRow({absl::StrCat(c.samples), Percent(c.samples, with_data, 1),
+                    Mean(c.mean_latency()), absl::StrCat(c.loads),
+                    absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
+                    absl::StrCat(c.llc_miss),
+                    absl::StrFormat("%s [%s]", data_symbols[i].name,
+                                    names.ImageName(data_symbols[i].image))});
     }
-    out += table.Render();
+    out += table.Render("  ");
   }
   return out;
 }

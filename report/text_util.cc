@@ -60,12 +60,14 @@ std::string Percent(uint64_t part, uint64_t total, int decimals) {
   return absl::StrFormat("%.*f%%", decimals, 100.0 * part / total);
 }
 
+std::string Hex(uint64_t value) { return absl::StrFormat("0x%x", value); }
+
 void TextTable::AddRow(std::vector<std::string> cells) {
   cells.resize(align_.size());
   rows_.push_back(std::move(cells));
 }
 
-std::string TextTable::Render() const {
+std::string TextTable::Render(std::string_view indent) const {
   std::vector<size_t> widths(align_.size(), 0);
   for (const auto& row : rows_) {
     for (size_t c = 0; c < row.size(); ++c) {
@@ -74,7 +76,7 @@ std::string TextTable::Render() const {
   }
   std::string out;
   for (const auto& row : rows_) {
-    std::string line;
+    std::string line(indent);
     for (size_t c = 0; c < row.size(); ++c) {
       if (c != 0) line += "  ";
       const size_t pad = widths[c] - row[c].size();

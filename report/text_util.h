@@ -1,5 +1,6 @@
 // Small formatting helpers the report renderers share: XML escaping,
-// thousands separators, percentages, and a text table with aligned columns.
+// thousands separators, hex, percentages, and a text table with aligned
+// columns.
 #ifndef HWT_REPORT_TEXT_UTIL_H_
 #define HWT_REPORT_TEXT_UTIL_H_
 
@@ -20,6 +21,9 @@ std::string Thousands(uint64_t value);
 // Thousands(round(value x scale)).
 std::string ScaledCount(uint64_t value, double scale);
 
+// "0x1a2b".
+std::string Hex(uint64_t value);
+
 // "12.34%" (of `total`; "-" when total is 0), with `decimals` digits.
 std::string Percent(uint64_t part, uint64_t total, int decimals = 2);
 
@@ -29,8 +33,9 @@ class TextTable {
   enum class Align { kLeft, kRight };
   explicit TextTable(std::vector<Align> columns) : align_(std::move(columns)) {}
   void AddRow(std::vector<std::string> cells);
-  // The rows, two spaces between columns, trailing spaces trimmed.
-  std::string Render() const;
+  // The rows, each after `indent`, two spaces between columns, trailing
+  // spaces trimmed.
+  std::string Render(std::string_view indent = "") const;
   bool empty() const { return rows_.empty(); }
 
  private:
