@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/dwarf_line_check.h"
+#include "symbolizer/dwarf_unit_check.h"
 
 namespace hwt::symbolizer {
 namespace {
@@ -96,8 +97,39 @@ DwarfFrames::DwarfFrames(const ElfImage& source)
 
 DwarfFrames::~DwarfFrames() = default;
 
+// LLVM extracts the DIEs of more units than the one asked about: the unit
+// DIE of every compile unit that .debug_aranges leaves out (to map its
+// addresses) and any unit a DW_FORM_ref_addr or ref_sig8 points into. So all
+// units are checked before the first query, and a single unit LLVM would
+// crash on keeps the image's DWARF from being read at all.
+bool DwarfFrames::AllUnitsChecked() {
+  if (units_checked_ || context_ == nullptr) return context_ != nullptr;
+  units_checked_ = true;
+  const auto check = [this](llvm::DWARFContext::unit_iterator_range units,
+                            const char* section) {
+    for (const std::unique_ptr<llvm::DWARFUnit>& unit : units) {
+      std::string problem = CheckUnitDies(*unit);
+      if (problem.empty()) continue;
+      ++state_->errors;
+      if (state_->first_error.empty()) {
+        state_->first_error =
+            absl::StrFormat("unit at %s offset 0x%x: %s; DWARF not read",
+                            section, unit->getOffset(), problem);
+      }
+      return false;
+    }
+    return true;
+  };
+  if (!check(context_->info_section_units(), ".debug_info") ||
+      !check(context_->types_section_units(), ".debug_types")) {
+    context_.reset();
+    return false;
+  }
+  return true;
+}
+
 bool DwarfFrames::UnitIsUsable(uint64_t vaddr) {
-  if (context_ == nullptr) return false;  // DWARF not read
+  if (!AllUnitsChecked()) return false;  // DWARF not read, or unsafe
   llvm::DWARFCompileUnit* unit = context_->getCompileUnitForCodeAddress(vaddr);
   if (unit == nullptr) return false;
   auto [it, inserted] = usable_units_.try_emplace(unit->getOffset(), false);

@@ -44,6 +44,10 @@ class DwarfFrames {
   // False when no unit covers vaddr, or (with one error counted per unit)
   // when LLVM 19 is known to crash on that unit: see dwarf_line_check.h.
   bool UnitIsUsable(uint64_t vaddr);
+  // Once, before the first query: whether LLVM may extract the DIEs of every
+  // unit (dwarf_unit_check.h). If not, one error is counted and the DWARF
+  // context dropped.
+  bool AllUnitsChecked();
 
   struct ErrorState {
     uint64_t errors = 0;
@@ -52,6 +56,7 @@ class DwarfFrames {
   std::unique_ptr<ErrorState> state_;  // stable for LLVM's handlers
   std::unique_ptr<llvm::DWARFContext> context_;
   absl::flat_hash_map<uint64_t, bool> usable_units_;  // by unit offset
+  bool units_checked_ = false;
 };
 
 }  // namespace hwt::symbolizer
