@@ -143,7 +143,9 @@ TEST(ElfRobustnessTest, RandomBytesAreErrors) {
     // Random section tables could be valid by chance only in theory.
     EXPECT_FALSE(status.ok()) << name;
     EXPECT_THAT(std::string(status.message()), HasSubstr(name));
-    if (!magic) EXPECT_THAT(std::string(status.message()), HasSubstr("ELF"));
+    if (!magic) {
+      EXPECT_THAT(std::string(status.message()), HasSubstr("ELF"));
+    }
     Probe(bytes).IgnoreError();
   }
 }
