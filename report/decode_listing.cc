@@ -81,10 +81,16 @@ struct DecodeListing::StreamState {
   MemoryImage memory;
   InsnWalker walker;
   std::vector<uint64_t> addresses;
+  // An instruction's disassembly and function name, worked out once per
+  // address: --insn prints every executed instruction and loops repeat them.
   // Keyed by region and ISA too: after an exec (or a mode switch) the same
   // address holds other code.
-  absl::flat_hash_map<std::tuple<uint32_t, Isa, uint64_t>, std::string>
-      disassembly;
+  struct ListedInsn {
+    std::string text;
+    std::string function;
+  };
+  absl::flat_hash_map<std::tuple<uint32_t, Isa, uint64_t>, ListedInsn>
+      listed_insns;
   std::unique_ptr<x86::InsnDecoder> x86_64, x86_32;
 
   bool pending = false;  // a taken branch waits for its target
@@ -234,8 +240,11 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
       for (uint64_t address : state.addresses) {
         const uint32_t region =
             RegionOf(state, e, address).value_or(0xffffffffu);
-        std::string& text = state.disassembly[{region, e.isa, address}];
+        StreamState::ListedInsn& listed =
+            state.listed_insns[{region, e.isa, address}];
+        std::string& text = listed.text;
         if (text.empty()) {
+          listed.function = Name(state, e, address);
           uint8_t bytes[16];
           size_t n = state.memory.Read(address, bytes, sizeof(bytes));
           if (e.isa == Isa::kX86_64 || e.isa == Isa::kX86_32 ||
@@ -260,7 +269,7 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
           Line(Json({{"stream", stream},
                      {"offset", e.offset},
                      {"ip", Hex(address)},
-                     {"function", Name(state, e, address)},
+                     {"function", listed.function},
                      {"insn", text}})
                    .dump());
         } else {
@@ -268,7 +277,7 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
                                streams_.size() > 1
                                    ? absl::StrFormat("[%u] ", stream)
                                    : std::string(),
-                               address, Name(state, e, address), text));
+                               address, listed.function, text));
         }
       }
       return;
