@@ -5,61 +5,10 @@
 
 #include "absl/strings/str_format.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "symbolizer/dwarf_reader.h"
 
 namespace hwt::symbolizer {
 namespace {
-
-// Bounds-checked reads; any overrun makes ok false and reads return 0.
-class Reader {
- public:
-  Reader(std::string_view data, uint64_t pos, bool little_endian)
-      : data_(data), pos_(pos), le_(little_endian) {}
-
-  bool ok() const { return ok_; }
-  uint64_t pos() const { return pos_; }
-  void Limit(uint64_t end) {
-    if (end < data_.size()) data_ = data_.substr(0, end);
-  }
-
-  uint64_t Fixed(int bytes) {
-    if (!Have(bytes)) return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) {
-      const uint64_t b = static_cast<uint8_t>(data_[pos_ + i]);
-      v |= le_ ? b << (8 * i) : b << (8 * (bytes - 1 - i));
-    }
-    pos_ += bytes;
-    return v;
-  }
-  uint64_t Uleb() {
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-      if (!Have(1)) return 0;
-      const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
-      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) return v;
-    }
-  }
-  void Skip(uint64_t n) {
-    if (Have(n)) pos_ += n;
-  }
-  void SkipCString() {
-    while (Have(1)) {
-      if (data_[pos_++] == '\0') return;
-    }
-  }
-
- private:
-  bool Have(uint64_t n) {
-    if (!ok_ || pos_ > data_.size() || n > data_.size() - pos_) ok_ = false;
-    return ok_;
-  }
-
-  std::string_view data_;
-  uint64_t pos_;
-  bool le_;
-  bool ok_ = true;
-};
 
 bool IsStringForm(uint64_t form) {
   using namespace llvm::dwarf;
@@ -112,7 +61,7 @@ bool FormAllowed(uint64_t type, uint64_t form) {
   }
 }
 
-void SkipForm(Reader* r, uint64_t form, int offset_size) {
+void SkipForm(DwarfReader* r, uint64_t form, int offset_size) {
   using namespace llvm::dwarf;
   switch (form) {
     case DW_FORM_string:
@@ -164,7 +113,7 @@ void SkipForm(Reader* r, uint64_t form, int offset_size) {
 }
 
 // Reads an entry format list and then the entries it describes.
-std::string CheckEntries(Reader* r, int offset_size, const char* what) {
+std::string CheckEntries(DwarfReader* r, int offset_size, const char* what) {
   std::vector<std::pair<uint64_t, uint64_t>> formats;
   const uint64_t format_count = r->Fixed(1);
   for (uint64_t i = 0; i < format_count && r->ok(); ++i) {
@@ -194,7 +143,7 @@ std::string CheckEntries(Reader* r, int offset_size, const char* what) {
 
 std::string CheckLineTableHeader(std::string_view debug_line, uint64_t offset,
                                  bool little_endian) {
-  Reader r(debug_line, offset, little_endian);
+  DwarfReader r(debug_line, offset, little_endian);
   uint64_t length = r.Fixed(4);
   int offset_size = 4;
   if (length == 0xffffffff) {

@@ -10,88 +10,12 @@
 #include "llvm/DebugInfo/DWARF/DWARFAbbreviationDeclaration.h"
 #include "llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "symbolizer/dwarf_reader.h"
 
 namespace hwt::symbolizer {
 namespace {
 
-// Bounds-checked reads over [0, end) of the section; any overrun, or an
-// LEB128 that LLVM's decoder refuses (and would then not step over), makes
-// ok false.
-class Reader {
- public:
-  Reader(std::string_view data, uint64_t pos, bool little_endian)
-      : data_(data), pos_(pos), le_(little_endian) {}
-
-  bool ok() const { return ok_; }
-  bool leb_too_big() const { return leb_too_big_; }
-  uint64_t pos() const { return pos_; }
-
-  uint64_t Fixed(int bytes) {
-    if (!Have(bytes)) return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) {
-      const uint64_t b = static_cast<uint8_t>(data_[pos_ + i]);
-      v |= le_ ? b << (8 * i) : b << (8 * (bytes - 1 - i));
-    }
-    pos_ += bytes;
-    return v;
-  }
-  // llvm::decodeULEB128's rules: bits past 64 must be zero.
-  uint64_t Uleb() {
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      if (!Have(1)) return 0;
-      const uint8_t byte = static_cast<uint8_t>(data_[pos_++]);
-      const uint64_t slice = byte & 0x7f;
-      if ((shift == 63 && slice > 1) || (shift > 63 && slice != 0)) {
-        ok_ = false;
-        leb_too_big_ = true;
-        return 0;
-      }
-      if (shift < 64) v |= slice << shift;
-      if (!(byte & 0x80)) return v;
-    }
-  }
-  // llvm::decodeSLEB128's rules: bits past 64 must repeat the sign.
-  void SkipSleb() {
-    int64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      if (!Have(1)) return;
-      const uint8_t byte = static_cast<uint8_t>(data_[pos_++]);
-      const uint64_t slice = byte & 0x7f;
-      if ((shift >= 64 && slice != (v < 0 ? 0x7fu : 0u)) ||
-          (shift == 63 && slice != 0 && slice != 0x7f)) {
-        ok_ = false;
-        leb_too_big_ = true;
-        return;
-      }
-      if (shift < 64) v |= static_cast<int64_t>(slice << shift);
-      if (!(byte & 0x80)) return;
-    }
-  }
-  void Skip(uint64_t n) {
-    if (Have(n)) pos_ += n;
-  }
-  void SkipCString() {
-    while (Have(1)) {
-      if (data_[pos_++] == '\0') return;
-    }
-  }
-
- private:
-  bool Have(uint64_t n) {
-    if (!ok_ || pos_ > data_.size() || n > data_.size() - pos_) ok_ = false;
-    return ok_;
-  }
-
-  std::string_view data_;
-  uint64_t pos_;
-  bool le_;
-  bool ok_ = true;
-  bool leb_too_big_ = false;
-};
-
-const char* Overrun(const Reader& r) {
+const char* Overrun(const DwarfReader& r) {
   return r.leb_too_big() ? "LEB128 too big for 64 bits"
                          : "runs past the unit's end";
 }
@@ -103,7 +27,7 @@ std::string FormName(uint64_t form) {
 
 // Steps over one attribute value as DWARFFormValue::skipValue does. Returns
 // "" or why the form cannot be skipped; overruns show in r->ok().
-std::string SkipValue(Reader* r, uint64_t form,
+std::string SkipValue(DwarfReader* r, uint64_t form,
                       const llvm::dwarf::FormParams& params) {
   using namespace llvm::dwarf;
   for (;;) {
@@ -205,8 +129,8 @@ std::string CheckUnitDies(const llvm::DWARFUnit& unit) {
   }
   const llvm::dwarf::FormParams params = unit.getFormParams();
   // Only the unit's bytes: anything reaching past them is refused.
-  Reader r(std::string_view(section.data(), end),
-           unit.getOffset() + unit.getHeaderSize(), unit.isLittleEndian());
+  DwarfReader r(std::string_view(section.data(), end),
+                unit.getOffset() + unit.getHeaderSize(), unit.isLittleEndian());
   // As in extractDIEsToVector: the unit DIE, then (if it has children) DIEs
   // until the null entry that closes the unit DIE's children.
   uint64_t depth = 0;
