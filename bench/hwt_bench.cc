@@ -10,7 +10,6 @@
 //
 //   hwt_bench [--data DIR] [--synthetic-mib N]... [--capture PATH]...
 //             [--coresight SNAPSHOT_DIR] [--reps N] [--jobs N] [--only TEXT]
-//             [--synthetic-folded]
 #include <fcntl.h>
 #include <malloc.h>
 #include <spawn.h>
@@ -171,7 +170,6 @@ struct Settings {
   int reps = 3;
   int jobs = 0;
   std::string only;
-  bool synthetic_folded = false;
 };
 
 bool Wanted(const Settings& settings, const std::string& name) {
@@ -330,10 +328,7 @@ void RunSynthetic(const Settings& settings, double mib) {
   }
   RangeResolver resolver(ranges);
   PtInput input;
-  // The synthetic programs' "call next; pop" idiom is taken for a call that
-  // never returns by the stack analysis, so their stacks grow with the trace
-  // (and the profile with them): the folded case is off unless asked for.
-  if (settings.synthetic_folded) input.resolver = &resolver;
+  input.resolver = &resolver;
   input.name = absl::StrFormat("synthetic %g MiB", mib);
   input.capture = synthetic->capture.get();
   input.timeline = &synthetic->timeline;
@@ -478,15 +473,13 @@ int Main(int argc, char** argv) {
       settings.reps = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--jobs") {
       settings.jobs = std::atoi(value().c_str());
-    } else if (arg == "--synthetic-folded") {
-      settings.synthetic_folded = true;
     } else if (arg == "--only") {
       settings.only = value();
     } else {
       fprintf(stderr,
               "usage: hwt_bench [--data DIR] [--synthetic-mib N]... "
               "[--capture PATH]... [--coresight SNAPSHOT] [--reps N] "
-              "[--jobs N] [--only TEXT] [--synthetic-folded]\n");
+              "[--jobs N] [--only TEXT]\n");
       return 2;
     }
   }
