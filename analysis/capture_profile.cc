@@ -144,6 +144,7 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   ProfileOptions profile_options;
   profile_options.per_context =
       capture.manifest().mode == capture::TraceMode::kCpu;
+  profile_options.hot_paths = options.hot_paths;
   std::vector<uint64_t> buffer_sizes;
   std::vector<uint64_t> buffer_base;
   uint64_t total = 0;

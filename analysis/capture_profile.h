@@ -41,6 +41,8 @@ struct CaptureProfileOptions {
   // one builder that sees the events in order: with an observer the profile
   // is built sequentially whatever `jobs` says.
   ProfileObserver* observer = nullptr;
+  // ProfileOptions::hot_paths: off when the output shows no hot paths.
+  bool hot_paths = true;
 };
 
 struct CaptureProfile {

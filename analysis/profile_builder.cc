@@ -90,8 +90,10 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
         resolver_(resolver),
         options_(std::move(options)),
         data_(std::make_unique<SegmentData>()),
-        machine_(data_->store, this),
-        observer_(options_.segment ? nullptr : options_.observer) {}
+        machine_(data_->store, this, options_.hot_paths),
+        observer_(options_.segment ? nullptr : options_.observer) {
+    data_->hot_paths = options_.hot_paths;
+  }
 
   void OnEvents(uint32_t stream_id, absl::Span<const Event> events);
   std::unique_ptr<SegmentData> TakeData();

@@ -67,6 +67,11 @@ struct ProfileOptions {
   bool segment = false;
   // Optional; must outlive the builder. Ignored when `segment` is set.
   ProfileObserver* observer = nullptr;
+  // Count the hot paths (Profile::paths: block sequences within a frame up
+  // to a back edge). Off, `paths` stays empty and the rest of the profile is
+  // the same; on, every block costs a lookup of (path so far, block), which
+  // is the largest single cost of a folded-stacks run.
+  bool hot_paths = true;
 };
 
 namespace internal {

@@ -176,6 +176,8 @@ uint32_t ProfileMerger::Impl::Thread(uint32_t stream, uint64_t context) {
 }
 
 void ProfileMerger::Impl::Append(const SegmentData& seg) {
+  // Paths go on across the seam only when the segments counted them.
+  machine_.set_track_paths(seg.hot_paths);
   Remap rm(seg, store_);
   for (uint32_t b = 0; b < seg.store.blocks().size(); ++b) {
     const internal::BlockRecord& from = seg.store.blocks()[b];

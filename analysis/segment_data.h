@@ -41,6 +41,7 @@ struct SegmentData {
   std::vector<StreamSegment> streams;
   ProfileStats stats;
   bool has_time = false;
+  bool hot_paths = true;  // ProfileOptions::hot_paths of the builder
 };
 
 // Adds the time from `pending` to `time` (docs/call-stacks.md, Timing).

@@ -207,6 +207,7 @@ void StackMachine::PopFrom(ThreadState& t, size_t index) {
 }
 
 void StackMachine::CompletePath(const Frame& frame) {
+  if (!track_paths_) return;
   if (frame.path != ProfileStore::kPathRoot && frame.path != kPathPendingCont) {
     ++store_.paths()[frame.path].completed;
   }
@@ -217,7 +218,7 @@ void StackMachine::AppendToPath(Frame& frame, const Target& target) {
     // A new base frame: its path so far is known only at the merge, which
     // appends this block to it there.
     frame.path = store_.NewContRoot(store_.nodes()[frame.node].ref);
-  } else {
+  } else if (track_paths_) {
     if (frame.last_block != kNone && target.ip <= frame.last_ip) {
       CompletePath(frame);
       frame.path = ProfileStore::kPathRoot;

@@ -137,9 +137,11 @@ class BaseHandler {
 class StackMachine {
  public:
   // `base_handler` may be null when no stack has a base frame (sequential
-  // builder, merger).
-  StackMachine(ProfileStore& store, BaseHandler* base_handler)
-      : store_(store), base_handler_(base_handler) {}
+  // builder, merger). Without `track_paths` no path is extended or completed
+  // (ProfileOptions::hot_paths).
+  StackMachine(ProfileStore& store, BaseHandler* base_handler,
+               bool track_paths = true)
+      : store_(store), base_handler_(base_handler), track_paths_(track_paths) {}
 
   // Applies t.pending given that `target` ran next, records the block edge.
   void Transition(ThreadState& t, const Target& target);
@@ -153,6 +155,8 @@ class StackMachine {
   void Jump(ThreadState& t, const Target& target);
   void Replace(ThreadState& t, const Target& target);
   void PushRoot(ThreadState& t, const Target& target);
+
+  void set_track_paths(bool track_paths) { track_paths_ = track_paths; }
 
   // Appends the block to the frame's path; a block that does not lie after
   // the frame's previous one ends the path and starts a new one.
@@ -176,6 +180,7 @@ class StackMachine {
 
   ProfileStore& store_;
   BaseHandler* base_handler_;
+  bool track_paths_;
 };
 
 }  // namespace hwt::analysis::internal

@@ -256,6 +256,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     const std::string name = absl::StrFormat("report --folded, jobs %d", j);
     analysis::CaptureProfileOptions options;
     options.jobs = j;
+    options.hot_paths = false;  // as hwt-report --folded
     std::string folded;
     const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
       auto result = ProfileFolded(*input.capture, *input.timeline,

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/capture_profile.h"
+#include "analysis/profile_text.h"
 #include "base/file_util.h"
 #include "base/testing.h"
 #include "bench/bench_pipeline.h"
@@ -154,6 +156,42 @@ TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
       *synthetic->capture, synthetic->timeline, resolver, namer, 4096);
   // Real call stacks: many distinct stacks, some deep.
   EXPECT_GT(std::count(folded.begin(), folded.end(), '\n'), 20);
+}
+
+// hwt-report counts hot paths only for --hot. Without them the profile is
+// the same but for its empty paths, sequentially and across segment seams.
+TEST(ParallelFoldedTest, WithoutHotPathsOnlyThePathsAreMissing) {
+  auto dir = TempDir::Create("hwt-parallel-folded");
+  ASSERT_TRUE(dir.ok());
+  recorder::SyntheticCaptureOptions options;
+  options.instructions = 300'000;
+  options.encoder.psb_period = 512;
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  std::vector<analysis::FunctionRange> ranges;
+  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
+    ranges.push_back({fn.start, fn.end});
+  }
+  RangeResolver resolver(ranges);
+  for (int jobs : {1, 2}) {
+    SCOPED_TRACE(jobs);
+    analysis::CaptureProfileOptions with_paths;
+    with_paths.jobs = jobs;
+    with_paths.segment_bytes = 4096;
+    analysis::CaptureProfileOptions without_paths = with_paths;
+    without_paths.hot_paths = false;
+    auto full = analysis::ProfileCapture(
+        *synthetic->capture, synthetic->timeline, resolver, with_paths);
+    ASSERT_TRUE(full.ok()) << full.status();
+    auto lean = analysis::ProfileCapture(
+        *synthetic->capture, synthetic->timeline, resolver, without_paths);
+    ASSERT_TRUE(lean.ok()) << lean.status();
+    EXPECT_FALSE(full->profile.paths.empty());
+    EXPECT_TRUE(lean->profile.paths.empty());
+    full->profile.paths.clear();
+    EXPECT_EQ(analysis::ProfileToText(lean->profile),
+              analysis::ProfileToText(full->profile));
+  }
 }
 
 // hwt-report's filters (CaptureProfileOptions::keep, here a window of trace

@@ -293,6 +293,7 @@ int Run(const Options& options) {
                          hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
+  profile_options.hot_paths = options.hot;  // only --hot shows them
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
     progress.Update(done);
   };
