@@ -33,6 +33,14 @@ std::optional<analysis::FunctionRange> RangeResolver::FunctionAt(
   return *it;
 }
 
+RangeResolver SyntheticResolver(const recorder::SyntheticProgram& program) {
+  std::vector<analysis::FunctionRange> ranges;
+  for (const auto& fn : recorder::SyntheticFunctions(program)) {
+    ranges.push_back({fn.start, fn.end});
+  }
+  return RangeResolver(std::move(ranges));
+}
+
 report::FrameNamer MakeNamer(symbolizer::Symbolizer* symbols,
                              const capture::AddressSpaceTimeline& timeline) {
   // Named as hwt-report names them (ProfileNames over the symbolizer). The

@@ -18,6 +18,7 @@
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
+#include "recorder/synthetic_capture.h"
 #include "report/folded.h"
 #include "symbolizer/symbolizer.h"
 
@@ -33,6 +34,10 @@ class RangeResolver : public analysis::FunctionResolver {
  private:
   std::vector<analysis::FunctionRange> ranges_;  // sorted by start
 };
+
+// The function boundaries of a synthetic program
+// (recorder/synthetic_capture.h).
+RangeResolver SyntheticResolver(const recorder::SyntheticProgram& program);
 
 // Frame names for folded stacks as hwt-report gives them: from `symbols`, or
 // (null) from a symbolizer of the timeline's images (code without symbols

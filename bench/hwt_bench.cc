@@ -323,11 +323,7 @@ void RunSynthetic(const Settings& settings, double mib) {
     Fail(std::string(synthetic.status().message()));
     return;
   }
-  std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
-    ranges.push_back({fn.start, fn.end});
-  }
-  RangeResolver resolver(ranges);
+  RangeResolver resolver = SyntheticResolver(*synthetic->program);
   PtInput input;
   input.resolver = &resolver;
   input.name = absl::StrFormat("synthetic %g MiB", mib);

@@ -146,11 +146,7 @@ TEST(ParallelFoldedTest, SyntheticMultiSegmentTrace) {
   auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
   ASSERT_GT(synthetic->encoder.psbs, 100u);
-  std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
-    ranges.push_back({fn.start, fn.end});
-  }
-  RangeResolver resolver(ranges);
+  RangeResolver resolver = SyntheticResolver(*synthetic->program);
   const report::FrameNamer namer = MakeNamer(nullptr, synthetic->timeline);
   const std::string folded = ExpectParallelSame(
       *synthetic->capture, synthetic->timeline, resolver, namer, 4096);
@@ -168,11 +164,7 @@ TEST(ParallelFoldedTest, WithoutHotPathsOnlyThePathsAreMissing) {
   options.encoder.psb_period = 512;
   auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
-  std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
-    ranges.push_back({fn.start, fn.end});
-  }
-  RangeResolver resolver(ranges);
+  RangeResolver resolver = SyntheticResolver(*synthetic->program);
   for (int jobs : {1, 2}) {
     SCOPED_TRACE(jobs);
     analysis::CaptureProfileOptions with_paths;
@@ -204,11 +196,7 @@ TEST(ParallelFoldedTest, KeepFilterGivesTheSameProfile) {
   options.encoder.psb_period = 512;
   auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
-  std::vector<analysis::FunctionRange> ranges;
-  for (const auto& fn : recorder::SyntheticFunctions(*synthetic->program)) {
-    ranges.push_back({fn.start, fn.end});
-  }
-  RangeResolver resolver(ranges);
+  RangeResolver resolver = SyntheticResolver(*synthetic->program);
   const report::FrameNamer namer = MakeNamer(nullptr, synthetic->timeline);
   const uint64_t size = synthetic->capture->manifest().buffers[0].size;
   analysis::CaptureProfileOptions profile_options;
