@@ -79,33 +79,4 @@ void WriteGeneratedSeeds(std::string_view target,
   }
 }
 
-std::string HexToBytes(std::string_view text) {
-  std::string bytes;
-  int high = -1;
-  bool comment = false;
-  for (char c : text) {
-    if (c == '\n') {
-      comment = false;
-      continue;
-    }
-    if (comment) continue;
-    if (c == '#') {
-      comment = true;
-      continue;
-    }
-    int v = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (v < 0) continue;
-    if (high < 0) {
-      high = v;
-    } else {
-      bytes.push_back(static_cast<char>(high << 4 | v));
-      high = -1;
-    }
-  }
-  return bytes;
-}
-
 }  // namespace hwt::fuzz

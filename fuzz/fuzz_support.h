@@ -46,9 +46,6 @@ bool Contains(absl::string_view haystack, absl::string_view needle);
 void WriteGeneratedSeeds(std::string_view target,
                          const std::vector<std::string>& seeds);
 
-// Decodes a hex dump ("b0 d0 c2 ..." with '#' comments) to bytes.
-std::string HexToBytes(std::string_view text);
-
 }  // namespace hwt::fuzz
 
 #define HWT_FUZZ_CHECK(condition, message)        \

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/hex_dump.h"
 #include "capture/capture.h"
 #include "capture/elf_file.h"
 #include "capture/raw_detect.h"
@@ -47,7 +48,9 @@ void Initialize() {
   std::string spe;
   if (hwt::fuzz::ReadFile(
           hwt::fuzz::SourceDir() + "/testdata/spe/quipper_records.hex", &spe)) {
-    seeds.push_back(hwt::fuzz::HexToBytes(spe));
+    absl::StatusOr<std::string> bytes = hwt::ParseHexDump(spe);
+    hwt::fuzz::CheckOk(bytes.status(), "quipper_records.hex");
+    seeds.push_back(*bytes);
   }
   // PT: PAD, PSB, PSBEND.
   std::string pt(4, '\0');

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/hex_dump.h"
 #include "capture/capture.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/listing.h"
@@ -123,7 +124,9 @@ void Initialize() {
     std::string text;
     const std::string path = hwt::fuzz::SourceDir() + "/testdata/spe/" + name;
     if (!hwt::fuzz::ReadFile(path, &text)) Fail("cannot read " + path);
-    seeds.push_back(hwt::fuzz::HexToBytes(text));
+    absl::StatusOr<std::string> bytes = hwt::ParseHexDump(text);
+    hwt::fuzz::CheckOk(bytes.status(), path);
+    seeds.push_back(*bytes);
   }
   seeds.push_back(seeds[0] + seeds[1] + seeds[0]);
   hwt::fuzz::WriteGeneratedSeeds("spe", seeds);

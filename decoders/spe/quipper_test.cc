@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
+#include "base/hex_dump.h"
 #include "base/testing.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/events.h"
@@ -32,17 +33,9 @@ std::string TestData(const std::string& name) {
 std::string ReadHex(const std::string& path) {
   auto text = ReadFileToString(path);
   EXPECT_TRUE(text.ok()) << text.status();
-  std::string bytes;
-  for (absl::string_view line : absl::StrSplit(text.value_or(""), '\n')) {
-    line = line.substr(0, line.find('#'));
-    for (absl::string_view word :
-         absl::StrSplit(line, ' ', absl::SkipWhitespace())) {
-      int value = 0;
-      EXPECT_TRUE(absl::SimpleHexAtoi(word, &value)) << word;
-      bytes.push_back(static_cast<char>(value));
-    }
-  }
-  return bytes;
+  absl::StatusOr<std::string> bytes = ParseHexDump(text.value_or(""));
+  EXPECT_TRUE(bytes.ok()) << path << ": " << bytes.status();
+  return bytes.value_or("");
 }
 
 // "key value..." lines grouped under "record N" headers; section -1 holds the

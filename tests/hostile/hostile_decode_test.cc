@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
+#include "base/hex_dump.h"
 #include "base/testing.h"
 #include "capture/address_space.h"
 #include "capture/elf_file.h"
@@ -235,25 +236,10 @@ TEST_F(PtHostileTest, ImagesNotElfOrForAnotherArchitecture) {
 std::string QuipperRecords() {
   auto text = ReadFileToString(testing::SourceDir() +
                                "/testdata/spe/quipper_records.hex");
-  EXPECT_TRUE(text.ok());
-  std::string bytes;
-  int high = -1;
-  bool comment = false;
-  for (char c : *text) {
-    if (c == '\n') comment = false;
-    if (c == '#') comment = true;
-    if (comment || !isxdigit(static_cast<unsigned char>(c))) continue;
-    const int v = isdigit(static_cast<unsigned char>(c))
-                      ? c - '0'
-                      : (c | 0x20) - 'a' + 10;
-    if (high < 0) {
-      high = v;
-    } else {
-      bytes.push_back(static_cast<char>(high << 4 | v));
-      high = -1;
-    }
-  }
-  return bytes;
+  EXPECT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<std::string> bytes = ParseHexDump(text.value_or(""));
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return bytes.value_or("");
 }
 
 class CountingRecordSink : public spe::RecordSink {
