@@ -66,6 +66,11 @@ class WholeStreamSegments : public EventSink {
 
 }  // namespace
 
+absl::Status TraceDecoder::CountInstructions(std::string* note) {
+  return absl::UnimplementedError(
+      "fast instruction counting (--fast) is for Intel PT traces only");
+}
+
 absl::Status TraceDecoder::DecodeSegments(SegmentConsumer& consumer) {
   WholeStreamSegments sink(consumer);
   return Decode(sink);

@@ -113,6 +113,13 @@ class TraceDecoder {
   // sequentially, one segment per stream.
   virtual absl::Status DecodeSegments(SegmentConsumer& consumer);
 
+  // Counts instructions without producing events, on a fast path where the
+  // backend has one (hwt-decode --stats --fast): stats() then holds the
+  // instructions, errors and lost bytes that Decode() gives, and no block
+  // count. `note` gets one line on how the fast path went. The default
+  // says that the backend has no fast path.
+  virtual absl::Status CountInstructions(std::string* note);
+
   // Lists packets without following control flow (needs no images).
   virtual absl::Status ListPackets(PacketSink& sink) = 0;
 

@@ -31,10 +31,13 @@
 #include "capture/capture.h"
 #include "decoders/insn_walker.h"
 #include "decoders/memory_image.h"
+#include "decoders/progress_sink.h"
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_events.h"
+#include "decoders/pt/pt_fast_count.h"
 #include "decoders/pt/pt_packet_lister.h"
 #include "decoders/pt/pt_ptxed_format.h"
+#include "decoders/pt/pt_synthetic_configs.h"
 #include "gtest/gtest.h"
 
 namespace hwt::pt {
@@ -416,7 +419,7 @@ struct ExpectedFailure {
 // "NAME TOOL: reason" lines (TOOL = ptdump|ptxed; NAME may end in "*").
 std::map<std::string, ExpectedFailure> ReadExpectedFailures() {
   std::map<std::string, ExpectedFailure> failures;
-  std::ifstream in(testing::SourceDir() +
+  std::ifstream in(::hwt::testing::SourceDir() +
                    "/decoders/pt/pt_conformance_expected_failures.txt");
   std::string line;
   while (std::getline(in, line)) {
@@ -443,6 +446,52 @@ ExpectedFailure* FindExpectedFailure(
     }
   }
   return nullptr;
+}
+
+// The fast path (hwt-decode --stats --fast) counts what libipt's decoder
+// counts on every pttc trace: these are small and full of what the walker
+// hands to libipt (FUPs, overflows, mode changes, TSX, VMCS, power events,
+// broken packets), so they check the hand-over between the two.
+TEST(PtConformanceTest, FastCountMatchesDecodeOnPttcCorpus) {
+  using testing::ExpectSameStats;
+  HWT_REQUIRE_CORPUS(corpus);
+  const std::string dir = corpus + "/libipt-pttc";
+  if (!FileExists(dir + "/manifest.tsv")) {
+    GTEST_SKIP() << dir << "/manifest.tsv not found";
+  }
+  int traces = 0, walked = 0, handed_over = 0;
+  for (const ManifestEntry& entry : ReadManifest(dir + "/manifest.tsv")) {
+    std::vector<std::string> variants = entry.cpus;
+    if (variants.empty()) variants.push_back("");
+    for (const std::string& cpu : variants) {
+      SCOPED_TRACE(entry.name + " " + cpu);
+      const TestSetup setup = ParseOptions(entry, cpu);
+      auto inputs = MakeInputs(dir, entry, setup);
+      if (!inputs.ok()) continue;  // the flow test reports these
+      auto full =
+          PtDecoder::Create(*inputs->capture, inputs->timeline, setup.decoder);
+      auto fast =
+          PtDecoder::Create(*inputs->capture, inputs->timeline, setup.decoder);
+      ASSERT_TRUE(full.ok() && fast.ok());
+      NullEventSink discard;
+      ASSERT_TRUE((*full)->Decode(discard).ok());
+      PtFastCountStats counts;
+      ASSERT_TRUE((*fast)->CountInstructions(&counts).ok());
+      ExpectSameStats((*fast)->stats()[0], (*full)->stats()[0],
+                      /*blocks=*/false);
+      ++traces;
+      if (counts.fast_segments > 0) ++walked;
+      if (counts.libipt_segments > 0) ++handed_over;
+    }
+  }
+  // Both paths were taken, on many traces.
+  EXPECT_GT(traces, 100);
+  EXPECT_GT(walked, 20);
+  EXPECT_GT(handed_over, 20);
+  printf(
+      "fast count on %d pttc traces: %d walked in part, %d handed to "
+      "libipt in part\n",
+      traces, walked, handed_over);
 }
 
 TEST(PtConformanceTest, LibiptPttcCorpus) {

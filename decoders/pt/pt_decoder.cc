@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/threads.h"
+#include "decoders/pt/pt_fast_count.h"
 #include "decoders/pt/pt_parallel.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_segment_decoder.h"
@@ -250,6 +251,38 @@ absl::Status PtDecoder::Decode(EventSink& sink) {
     }
     stream.Finish();
     stats_[i] = stream.stats();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PtDecoder::CountInstructions(PtFastCountStats* fast) {
+  std::vector<MappedFile> files;
+  std::vector<PtBufferInput> inputs;
+  HWT_RETURN_IF_ERROR(MapBuffers(&files, &inputs));
+  PtFastCountStats total;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    PtFastCounter counter(run_, i);
+    StreamStats stats;
+    for (const capture::BufferChunk& chunk : inputs[i].chunks) {
+      counter.CountChunk(inputs[i].data + chunk.offset, chunk.size,
+                         chunk.offset, chunk.data_lost_before, &stats);
+    }
+    stats_[i] = std::move(stats);
+    total.Merge(counter.fast_stats());
+  }
+  *fast = total;
+  return absl::OkStatus();
+}
+
+absl::Status PtDecoder::CountInstructions(std::string* note) {
+  PtFastCountStats fast;
+  HWT_RETURN_IF_ERROR(CountInstructions(&fast));
+  if (note != nullptr) {
+    *note = absl::StrFormat(
+        "fast path: %u of %u PSB segments walked through %u cached blocks "
+        "(%u trace bytes), %u decoded by libipt",
+        fast.fast_segments, fast.segments, fast.blocks_cached, fast.fast_bytes,
+        fast.libipt_segments);
   }
   return absl::OkStatus();
 }

@@ -104,6 +104,7 @@ void BuildPtConfig(const capture::Manifest& manifest,
 
 class PtSegmentDecoder;
 struct PtBufferInput;
+struct PtFastCountStats;
 
 // How the segments of a parallel decode went.
 struct PtParallelStats {
@@ -152,6 +153,13 @@ class PtDecoder : public TraceDecoder {
   absl::Status ListPackets(PacketSink& sink) override;
   absl::Status ListPackets(PacketSink& sink, const PtdumpOptions& options);
   const std::vector<StreamStats>& stats() const override { return stats_; }
+
+  // Counts the instructions of every buffer on the fast path
+  // (pt_fast_count.h) into stats(): instructions, errors and lost bytes as
+  // Decode() gives them; blocks stay 0. No events. `fast` (optional) gets
+  // how much the fast path took.
+  absl::Status CountInstructions(PtFastCountStats* fast);
+  absl::Status CountInstructions(std::string* note) override;
 
   const PtCpuSetup& cpu() const { return run_.cpu; }
   // Segments of the last parallel decode: planned, committed, dropped.

@@ -1,0 +1,98 @@
+// The fast path's block cache; see pt_block_cache.h.
+#include "decoders/pt/pt_block_cache.h"
+
+namespace hwt::pt {
+namespace {
+
+// No real block is this long; past it the code is taken to be garbage (a
+// run of zero bytes decodes as `add %al,(%rax)` forever).
+constexpr uint32_t kMaxBlockInsns = 1 << 16;
+
+}  // namespace
+
+FastBlockCache::FastBlockCache(const MemoryImage& memory)
+    : memory_(memory), insns_(memory), generation_(memory.generation()) {}
+
+void FastBlockCache::Revalidate() {
+  if (generation_ == memory_.generation()) return;
+  generation_ = memory_.generation();
+  for (auto& map : by_start_) map.clear();
+  blocks_.clear();
+}
+
+FastBlock* FastBlockCache::At(uint64_t ip, Isa isa) {
+  auto [it, inserted] = by_start_[ModeIndex(isa)].try_emplace(ip, nullptr);
+  if (inserted) {
+    FastBlock& block = blocks_.emplace_back();
+    block.start = ip;
+    Build(&block, isa);
+    it->second = &block;
+  }
+  return it->second;
+}
+
+void FastBlockCache::Build(FastBlock* block, Isa isa) {
+  uint64_t ip = block->start;
+  for (;;) {
+    const std::optional<x86::Insn> insn = insns_.Get(ip, isa);
+    if (!insn || block->ninsn == kMaxBlockInsns) {
+      block->end = FastBlockEnd::kBad;
+      block->fall = ip;
+      return;
+    }
+    ++block->ninsn;
+    block->last = ip;
+    block->fall = ip + insn->length;
+    block->target = insn->target;
+    switch (insn->cls) {
+      case x86::InsnClass::kOther:
+        ip = block->fall;
+        continue;
+      case x86::InsnClass::kCall:
+        if (insn->target == block->fall) {
+          // `call next` reads the instruction pointer: the flow goes on and
+          // nothing is pushed for return compression (like libipt and the
+          // hardware).
+          ip = block->fall;
+          continue;
+        }
+        block->end = FastBlockEnd::kCall;
+        return;
+      case x86::InsnClass::kCondJump:
+        block->end = FastBlockEnd::kCondJump;
+        return;
+      case x86::InsnClass::kJump:
+        block->end = FastBlockEnd::kJump;
+        return;
+      case x86::InsnClass::kJumpIndirect:
+        block->end = FastBlockEnd::kJumpIndirect;
+        return;
+      case x86::InsnClass::kCallIndirect:
+        block->end = FastBlockEnd::kCallIndirect;
+        return;
+      case x86::InsnClass::kReturn:
+        block->end = FastBlockEnd::kReturn;
+        return;
+      case x86::InsnClass::kFarCall:
+      case x86::InsnClass::kFarReturn:
+      case x86::InsnClass::kFarJump:
+        block->end = FastBlockEnd::kFar;
+        return;
+    }
+  }
+}
+
+std::optional<uint32_t> FastBlockCache::InsnsBefore(const FastBlock& block,
+                                                    uint64_t ip, Isa isa) {
+  if (ip < block.start || ip > block.last) return std::nullopt;
+  uint64_t at = block.start;
+  for (uint32_t n = 0; n < block.ninsn; ++n) {
+    if (at == ip) return n;
+    const std::optional<x86::Insn> insn = insns_.Get(at, isa);
+    if (!insn) return std::nullopt;
+    at += insn->length;
+  }
+  return std::nullopt;
+}
+
+}  // namespace hwt::pt

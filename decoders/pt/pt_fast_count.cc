@@ -1,0 +1,205 @@
+// Fast instruction counting with libipt for what the walker gives up on; see
+// pt_fast_count.h.
+#include "decoders/pt/pt_fast_count.h"
+
+#include <algorithm>
+
+#include "decoders/progress_sink.h"
+#include "decoders/pt/pt_events.h"
+#include "decoders/pt/pt_seam.h"
+#include "decoders/pt/pt_segment_decoder.h"
+#include "decoders/pt/pt_sync.h"
+#include "decoders/pt/pt_trace_buffer.h"
+
+namespace hwt::pt {
+namespace {
+
+// Passes a libipt run's events on to `destination` (the statistics) up to
+// where the flow reaches the FUP of a PSB at or after `min_psb` (never when
+// there is none), and stops the run there: libipt reports the PSB+'s
+// execution mode as a status update bound to the FUP's address, after the
+// block leading up to it (pt_seam.h). What comes after it in the same batch
+// (a block from the FUP on: a conditional block is held until the next one
+// says whether it was taken) is the fast path's and is dropped.
+class HandOverSink : public EventSink {
+ public:
+  using PsbStateFn = std::function<const PsbState&(size_t index)>;
+
+  HandOverSink(EventSink* destination, PtSegmentDecoder* decoder,
+               const std::vector<uint64_t>& psbs, uint64_t base, size_t min_psb,
+               PsbStateFn psb_state)
+      : destination_(destination),
+        decoder_(decoder),
+        psbs_(psbs),
+        base_(base),
+        min_psb_(min_psb),
+        psb_state_(std::move(psb_state)),
+        stopped_at_(psbs.size()) {}
+
+  void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (stopped_at_ != psbs_.size()) return;
+      const Event& event = events[i];
+      destination_->OnEvents(stream, events.subspan(i, 1));
+      if (min_psb_ >= psbs_.size() || event.kind != EventKind::kExecMode ||
+          !(event.code & kPtStatusUpdate) ||
+          event.offset < base_ + psbs_[min_psb_]) {
+        continue;
+      }
+      // The PSB whose PSB+ libipt was reading.
+      const size_t index =
+          std::upper_bound(psbs_.begin(), psbs_.end(), event.offset - base_) -
+          psbs_.begin() - 1;
+      const PsbState& state = psb_state_(index);
+      if (state.usable && state.enabled && state.ip == event.ip) {
+        stopped_at_ = index;
+        decoder_->RequestStop();
+      }
+    }
+  }
+
+  size_t stopped_at() const { return stopped_at_; }
+
+ private:
+  EventSink* destination_;
+  PtSegmentDecoder* decoder_;
+  const std::vector<uint64_t>& psbs_;
+  uint64_t base_;
+  size_t min_psb_;
+  PsbStateFn psb_state_;
+  size_t stopped_at_;
+};
+
+}  // namespace
+
+void PtFastCountStats::Merge(const PtFastCountStats& other) {
+  segments += other.segments;
+  fast_segments += other.fast_segments;
+  libipt_segments += other.libipt_segments;
+  fast_bytes += other.fast_bytes;
+  blocks_cached += other.blocks_cached;
+}
+
+PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index)
+    : run_(run),
+      buffer_index_(buffer_index),
+      memory_(*run.timeline, buffer_index, run.files),
+      cache_(memory_),
+      walker_(&cache_),
+      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {}
+
+PtFastCounter::~PtFastCounter() = default;
+
+bool PtFastCounter::AddressSpaceChangesIn(uint64_t from, uint64_t to) const {
+  const auto& changes = run_.timeline->changes(buffer_index_);
+  auto it = std::upper_bound(
+      changes.begin(), changes.end(), from,
+      [](uint64_t position, const capture::AddressSpaceChange& change) {
+        return position < change.position;
+      });
+  return it != changes.end() && it->position <= to;
+}
+
+const PsbState& PtFastCounter::StateOf(size_t index) {
+  if (!psb_states_[index]) {
+    psb_states_[index] = packets_
+                             ? walker_.ReadPsbPlus(packets_.get(), psbs_[index])
+                             : PsbState();
+  }
+  return *psb_states_[index];
+}
+
+size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
+                                       uint64_t file_offset, size_t first,
+                                       StreamStats* stats) {
+  NullEventSink discard;
+  SegmentOutput output(&discard, libipt_.get(), stats);
+  HandOverSink hand_over(
+      &output, libipt_.get(), psbs_, file_offset, first + 1,
+      [this](size_t index) -> const PsbState& { return StateOf(index); });
+  PtDecodeJob job;
+  job.data = data;
+  job.size = size;
+  job.base = file_offset;
+  job.start = psbs_[first];
+  // Events one by one from the start, so that the run stops exactly at the
+  // hand-over.
+  libipt_->set_prompt_from(0);
+  libipt_->Decode(job, &hand_over, 0, 1);
+  output.Finish();
+  return hand_over.stopped_at();
+}
+
+void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
+                               uint64_t file_offset, bool data_lost_before,
+                               StreamStats* stats) {
+  stats->trace_bytes += size;
+  psbs_.clear();
+  for (uint64_t from = 0;;) {
+    const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
+    if (!psb) break;
+    psbs_.push_back(*psb);
+    from = *psb + 1;
+  }
+  psb_states_.assign(psbs_.size(), std::nullopt);
+  const size_t n = psbs_.size();
+  fast_stats_.segments += n;
+
+  // What comes before the first PSB (all of it without one) is libipt's:
+  // the lost-data gap and the bytes before the first sync point.
+  {
+    NullEventSink discard;
+    SegmentOutput output(&discard, libipt_.get(), stats);
+    PtDecodeJob job;
+    job.data = data;
+    job.size = n > 0 ? psbs_[0] : size;
+    job.base = file_offset;
+    job.data_lost_before = data_lost_before;
+    libipt_->Decode(job, &output, 0, run_.options.batch_size);
+    output.Finish();
+  }
+
+  PtTraceBuffer buffer(data, size);
+  pt_config config = run_.config;
+  config.begin = buffer.begin();
+  config.end = buffer.end();
+  packets_.reset(pt_pkt_alloc_decoder(&config));
+
+  // Whether the walker stands at psbs_[i] with the flow of the segment
+  // before it (else it starts over there).
+  bool walking = false;
+  for (size_t i = 0; i < n;) {
+    const uint64_t end = i + 1 < n ? psbs_[i + 1] : size;
+    const uint64_t changes_until = i + 2 < n ? psbs_[i + 2] : size;
+    const PsbState& here = StateOf(i);
+    if (packets_ && here.usable &&
+        !AddressSpaceChangesIn(file_offset + psbs_[i],
+                               file_offset + changes_until)) {
+      const bool changed = memory_.AdvanceTo(file_offset + psbs_[i]);
+      if (!walking || !changed) {
+        if (!walking) walker_.Restart(here);
+        const PsbState* next = i + 1 < n ? &StateOf(i + 1) : nullptr;
+        if (const std::optional<uint64_t> count =
+                walker_.Walk(packets_.get(), here, end, next)) {
+          stats->instructions += *count;
+          ++fast_stats_.fast_segments;
+          fast_stats_.fast_bytes += end - psbs_[i];
+          walking = true;
+          ++i;
+          continue;
+        }
+      }
+    }
+    walking = false;
+    const size_t resume = DecodeWithLibipt(data, size, file_offset, i, stats);
+    fast_stats_.libipt_segments += resume - i;
+    i = resume;
+  }
+  packets_.reset();
+  // libipt counted blocks for its segments only: a partial count is none.
+  stats->blocks = 0;
+  stats->bytes_decoded = stats->trace_bytes - stats->bytes_lost;
+  fast_stats_.blocks_cached = cache_.size();
+}
+
+}  // namespace hwt::pt

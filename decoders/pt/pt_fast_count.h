@@ -1,0 +1,86 @@
+// Counting the instructions of a PT chunk on the fast path (issue 6): each
+// PSB segment is walked through the block cache (pt_fast_walker.h) without
+// decoding instructions; a segment the walker gives up on is decoded by
+// libipt's block decoder (PtSegmentDecoder) from its PSB, which runs on
+// until the flow reaches the FUP of a later PSB, where the fast path takes
+// over again. Segments whose address space changes (exec, mmap) go to libipt
+// too. The result is the instruction count, the errors and the lost bytes of
+// the libipt path exactly (blocks are not counted: the fast path has its own
+// idea of a block).
+#ifndef HWT_DECODERS_PT_PT_FAST_COUNT_H_
+#define HWT_DECODERS_PT_PT_FAST_COUNT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "decoders/decoder.h"
+#include "decoders/memory_image.h"
+#include "decoders/pt/pt_block_cache.h"
+#include "decoders/pt/pt_decoder.h"
+#include "decoders/pt/pt_fast_walker.h"
+
+namespace hwt::pt {
+
+struct PtFastCountStats {
+  uint64_t segments = 0;         // PSB segments in the chunks
+  uint64_t fast_segments = 0;    // counted by the walker
+  uint64_t libipt_segments = 0;  // decoded by libipt (the rest)
+  uint64_t fast_bytes = 0;       // trace bytes of the walker's segments
+  uint64_t blocks_cached = 0;    // blocks in the cache at the end
+  void Merge(const PtFastCountStats& other);
+};
+
+class PtSegmentDecoder;
+
+// Counts one buffer's chunks, in order. Not thread-safe.
+class PtFastCounter {
+ public:
+  PtFastCounter(const PtRunContext& run, size_t buffer_index);
+  ~PtFastCounter();
+  PtFastCounter(const PtFastCounter&) = delete;
+  PtFastCounter& operator=(const PtFastCounter&) = delete;
+
+  // Adds the chunk [data, data + size) at `file_offset` to `stats`.
+  void CountChunk(const uint8_t* data, size_t size, uint64_t file_offset,
+                  bool data_lost_before, StreamStats* stats);
+
+  const PtFastCountStats& fast_stats() const { return fast_stats_; }
+
+ private:
+  // Decodes with libipt from the PSB psbs[first] until the flow reaches the
+  // FUP of a PSB after it; returns the index of that PSB (psbs.size() when
+  // libipt went to the end of the chunk).
+  size_t DecodeWithLibipt(const uint8_t* data, size_t size,
+                          uint64_t file_offset, size_t first,
+                          StreamStats* stats);
+  // Whether the address space changes at a position in (from, to]: the
+  // segment is left to libipt, which applies changes as it reads.
+  bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
+
+  const PsbState& StateOf(size_t index);
+
+  struct PacketDecoderDeleter {
+    void operator()(pt_packet_decoder* decoder) const {
+      pt_pkt_free_decoder(decoder);
+    }
+  };
+
+  const PtRunContext& run_;
+  size_t buffer_index_;
+  MemoryImage memory_;
+  FastBlockCache cache_;
+  FastWalker walker_;
+  std::unique_ptr<PtSegmentDecoder> libipt_;
+  PtFastCountStats fast_stats_;
+  // Per chunk: PSB offsets and their PSB+ (read when first needed).
+  std::vector<uint64_t> psbs_;
+  std::vector<std::optional<PsbState>> psb_states_;
+  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
+};
+
+}  // namespace hwt::pt
+
+#endif  // HWT_DECODERS_PT_PT_FAST_COUNT_H_

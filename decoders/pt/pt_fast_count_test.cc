@@ -1,0 +1,164 @@
+// The fast path counts exactly what libipt's block decoder counts: the same
+// instructions, errors and lost bytes as the sequential decoder (Decode with
+// jobs 1), on synthetic traces with thousands of PSBs, deep recursion, long
+// TNT, timing, overflows, corrupt bytes and lost data between chunks, and on
+// the demo capture recorded from a real program. Each test also checks that
+// the walker, not libipt, counted most of the trace, so that a fast path
+// that always gave up could not pass.
+#include "decoders/pt/pt_fast_count.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "base/file_util.h"
+#include "base/testing.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/progress_sink.h"
+#include "decoders/pt/pt_decoder.h"
+#include "decoders/pt/pt_synthetic_configs.h"
+#include "decoders/pt/pt_test_util.h"
+#include "gtest/gtest.h"
+#include "recorder/synthetic_capture.h"
+
+namespace hwt::pt {
+namespace {
+
+using recorder::SyntheticCaptureOptions;
+using testing::ExpectSameStats;
+using testing::SyntheticConfig;
+using testing::SyntheticConfigs;
+
+// Counts with the fast path and decodes with libipt; the statistics must be
+// the same. Returns the fast path's own figures.
+PtFastCountStats ExpectFastCountEqualsDecode(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline) {
+  auto sequential = PtDecoder::Create(capture, timeline);
+  EXPECT_TRUE(sequential.ok()) << sequential.status();
+  if (!sequential.ok()) return {};
+  NullEventSink discard;
+  EXPECT_TRUE((*sequential)->Decode(discard).ok());
+
+  auto fast = PtDecoder::Create(capture, timeline);
+  EXPECT_TRUE(fast.ok()) << fast.status();
+  if (!fast.ok()) return {};
+  PtFastCountStats counts;
+  EXPECT_TRUE((*fast)->CountInstructions(&counts).ok());
+
+  const auto& expected = (*sequential)->stats();
+  const auto& actual = (*fast)->stats();
+  EXPECT_EQ(actual.size(), expected.size());
+  for (size_t s = 0; s < actual.size() && s < expected.size(); ++s) {
+    SCOPED_TRACE(absl::StrFormat("stream %u", s));
+    EXPECT_GT(expected[s].instructions, 0u);
+    ExpectSameStats(actual[s], expected[s], /*blocks=*/false);
+    EXPECT_EQ(actual[s].blocks, 0u);
+  }
+  EXPECT_EQ(counts.fast_segments + counts.libipt_segments, counts.segments);
+  return counts;
+}
+
+class FastCountTest : public ::testing::TestWithParam<SyntheticConfig> {};
+
+TEST_P(FastCountTest, SameCountsAsLibipt) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  auto synthetic =
+      recorder::WriteSyntheticCapture(dir->path(), GetParam().options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  ASSERT_GT(synthetic->encoder.psbs, 80u);
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*synthetic->capture, synthetic->timeline);
+  // The walker takes everything but the segments with overflows (and the
+  // ones libipt runs through before handing back).
+  EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10)
+      << counts.libipt_segments << " of " << counts.segments
+      << " segments went to libipt";
+  if (GetParam().options.encoder.overflows.empty()) {
+    EXPECT_EQ(counts.libipt_segments, 0u);
+  } else {
+    EXPECT_GT(counts.libipt_segments, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Synthetic, FastCountTest,
+                         ::testing::ValuesIn(SyntheticConfigs()),
+                         [](const auto& info) { return info.param.name; });
+
+// Corrupt bytes: libipt reports the errors and resyncs, and hands back to
+// the walker after them.
+TEST(FastCountTest, CorruptTraceGivesTheSameErrors) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  SyntheticCaptureOptions options;
+  options.instructions = 1'000'000;
+  options.encoder.psb_period = 512;
+  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  auto trace = ReadFileToString(synthetic->trace_path);
+  ASSERT_TRUE(trace.ok());
+  std::string bytes = *trace;
+  for (size_t at = 3000; at + 64 < bytes.size(); at += 9973) {
+    for (size_t i = 0; i < 24; ++i) bytes[at + i] = static_cast<char>(0xd5);
+  }
+  ASSERT_TRUE(WriteFileAtomically(synthetic->trace_path, bytes).ok());
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*synthetic->capture, synthetic->timeline);
+  EXPECT_GT(counts.libipt_segments, 5u);
+  EXPECT_GE(counts.fast_segments, counts.segments * 3 / 4);
+}
+
+// Several buffers in chunks, with data lost before one of them.
+TEST(FastCountTest, BuffersAndChunks) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  std::vector<std::vector<uint8_t>> traces;
+  std::string code;
+  uint64_t base = 0;
+  for (int b = 0; b < 3; ++b) {
+    SyntheticCaptureOptions options;
+    options.instructions = 300'000 * (b + 1);
+    options.execution_seed = 10 + b;
+    options.encoder.psb_period = 1024;
+    auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
+    ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+    auto bytes = ReadFileToString(synthetic->trace_path);
+    ASSERT_TRUE(bytes.ok());
+    traces.emplace_back(bytes->begin(), bytes->end());
+    code = synthetic->program->code();
+    base = synthetic->program->base();
+  }
+  testing::TestCaptureOptions capture_options;
+  const uint64_t quarter = traces[0].size() / 4;
+  capture_options.chunks = {
+      {0, quarter, false},
+      {quarter, quarter, false},
+      {2 * quarter, quarter, true},
+      {3 * quarter, traces[0].size() - 3 * quarter, false}};
+  auto test = testing::MakeTestCaptureBuffers(
+      traces, {{base, std::vector<uint8_t>(code.begin(), code.end())}},
+      capture_options);
+  ASSERT_TRUE(test.ok()) << test.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*test->capture, test->timeline);
+  EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10);
+}
+
+// The demo: a real program recorded with valgrind, with syscalls (TIP.PGD and
+// TIP.PGE around each), timing packets and its exec at the start.
+TEST(FastCountTest, DemoCapture) {
+  auto capture =
+      capture::OpenCapture(::hwt::testing::SourceDir() + "/testdata/demo.hwt",
+                           capture::InputOptions());
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(**capture, *timeline);
+  EXPECT_GT(counts.fast_segments, 0u);
+}
+
+}  // namespace
+}  // namespace hwt::pt

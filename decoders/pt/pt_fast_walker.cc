@@ -1,0 +1,291 @@
+// The fast path's flow walker; see pt_fast_walker.h.
+#include "decoders/pt/pt_fast_walker.h"
+
+namespace hwt::pt {
+namespace {
+
+// As in the libipt path (pt_segment_decoder.cc): no real flow runs this many
+// blocks or instructions without reading a packet.
+constexpr uint64_t kMaxBlocksWithoutTrace = uint64_t{1} << 16;
+constexpr uint64_t kMaxInsnsWithoutTrace = uint64_t{1} << 22;
+
+std::optional<Isa> IsaOf(const pt_packet_mode_exec& exec) {
+  switch (pt_get_exec_mode(&exec)) {
+    case ptem_16bit:
+      return Isa::kX86_16;
+    case ptem_32bit:
+      return Isa::kX86_32;
+    case ptem_64bit:
+      return Isa::kX86_64;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool LastIp::Update(const pt_packet_ip& packet, uint64_t* ip) {
+  // Intel SDM 32.4.2.2, IP compression; libipt's pt_last_ip. A PSB resets
+  // the last IP to 0, from which updates are valid.
+  switch (packet.ipc) {
+    case pt_ipc_suppressed:
+      return false;
+    case pt_ipc_update_16:
+      last = (last & ~uint64_t{0xffff}) | (packet.ip & 0xffff);
+      break;
+    case pt_ipc_update_32:
+      last = (last & ~uint64_t{0xffffffff}) | (packet.ip & 0xffffffff);
+      break;
+    case pt_ipc_update_48:
+      last = (last & ~uint64_t{0xffffffffffff}) | (packet.ip & 0xffffffffffff);
+      break;
+    case pt_ipc_sext_48:
+      last = static_cast<uint64_t>(static_cast<int64_t>(packet.ip << 16) >> 16);
+      break;
+    case pt_ipc_full:
+      last = packet.ip;
+      break;
+    default:
+      return false;
+  }
+  *ip = last;
+  return true;
+}
+
+PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
+  PsbState state;
+  if (pt_pkt_sync_set(decoder, psb) < 0) return state;
+  // The PSB resets IP compression.
+  LastIp last_ip;
+  pt_packet packet;
+  if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0 ||
+      packet.type != ppt_psb) {
+    return state;
+  }
+  for (;;) {
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return state;
+    switch (packet.type) {
+      case ppt_psbend:
+        pt_pkt_get_offset(decoder, &state.end);
+        state.usable = true;
+        return state;
+      case ppt_fup:
+        if (!last_ip.Update(packet.payload.ip, &state.ip)) return state;
+        state.enabled = true;
+        break;
+      case ppt_mode:
+        if (packet.payload.mode.leaf == pt_mol_exec) {
+          const std::optional<Isa> isa = IsaOf(packet.payload.mode.bits.exec);
+          if (!isa) return state;
+          state.isa = *isa;
+          state.has_isa = true;
+        } else if (packet.payload.mode.bits.tsx.intx ||
+                   packet.payload.mode.bits.tsx.abrt) {
+          return state;  // inside a transaction
+        }
+        break;
+      case ppt_pad:
+      case ppt_tsc:
+      case ppt_tma:
+      case ppt_cbr:
+      case ppt_mtc:
+      case ppt_cyc:
+      case ppt_pip:  // the address space (one image per buffer here)
+      case ppt_vmcs:
+      case ppt_mnt:
+        break;
+      default:
+        return state;
+    }
+  }
+}
+
+void FastWalker::Restart(const PsbState& psb) {
+  return_size_ = 0;
+  return_head_ = 0;
+  enabled_ = psb.enabled;
+  if (psb.has_isa) isa_ = psb.isa;
+  cache_->Revalidate();
+  block_ = enabled_ ? cache_->At(psb.ip, isa_) : nullptr;
+}
+
+FastBlock* FastWalker::Settle() {
+  FastBlock* block = block_;
+  uint64_t blocks = 0;
+  uint64_t insns = 0;
+  while (block->end == FastBlockEnd::kJump ||
+         block->end == FastBlockEnd::kCall) {
+    count_ += block->ninsn;
+    if (++blocks > kMaxBlocksWithoutTrace ||
+        (insns += block->ninsn) > kMaxInsnsWithoutTrace) {
+      return nullptr;
+    }
+    if (block->end == FastBlockEnd::kCall) Push(block->fall);
+    block = cache_->Next(block, 0, isa_);
+  }
+  return block_ = block;
+}
+
+bool FastWalker::TakeTnt(uint64_t bits, int count) {
+  for (int i = count - 1; i >= 0; --i) {
+    const int taken = static_cast<int>((bits >> i) & 1);
+    FastBlock* block = Settle();
+    if (block == nullptr) return false;
+    if (block->end == FastBlockEnd::kCondJump) {
+      count_ += block->ninsn;
+      block_ = cache_->Next(block, taken, isa_);
+    } else if (block->end == FastBlockEnd::kReturn) {
+      // A compressed return: taken, to the last pushed return address.
+      if (!taken || return_size_ == 0) return false;
+      count_ += block->ninsn;
+      --return_size_;
+      block_ = cache_->At(
+          returns_[(return_head_ + return_size_) % kReturnDepth], isa_);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool FastWalker::TakeTip(uint64_t ip) {
+  FastBlock* block = Settle();
+  if (block == nullptr) return false;
+  switch (block->end) {
+    case FastBlockEnd::kCallIndirect:
+      Push(block->fall);
+      [[fallthrough]];
+    case FastBlockEnd::kJumpIndirect:
+    case FastBlockEnd::kReturn:  // not compressed: nothing is popped
+    case FastBlockEnd::kFar:
+      count_ += block->ninsn;
+      block_ = cache_->At(ip, isa_);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool FastWalker::TakeDisable() {
+  // TIP.PGD without a FUP: tracing stops at the next branch that needs an
+  // IP (a syscall leaving user space, a branch out of the filter ranges).
+  FastBlock* block = Settle();
+  if (block == nullptr) return false;
+  switch (block->end) {
+    case FastBlockEnd::kCallIndirect:
+      Push(block->fall);
+      [[fallthrough]];
+    case FastBlockEnd::kJumpIndirect:
+    case FastBlockEnd::kReturn:
+    case FastBlockEnd::kFar:
+      count_ += block->ninsn;
+      enabled_ = false;
+      block_ = nullptr;
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool FastWalker::WalkTo(uint64_t ip) {
+  FastBlock* block = block_;
+  uint64_t blocks = 0;
+  for (;;) {
+    if (const std::optional<uint32_t> before =
+            cache_->InsnsBefore(*block, ip, isa_)) {
+      count_ += *before;
+      block_ = *before == 0 ? block : cache_->At(ip, isa_);
+      return true;
+    }
+    if ((block->end != FastBlockEnd::kJump &&
+         block->end != FastBlockEnd::kCall) ||
+        ++blocks > kMaxBlocksWithoutTrace) {
+      return false;
+    }
+    count_ += block->ninsn;
+    if (block->end == FastBlockEnd::kCall) Push(block->fall);
+    block = cache_->Next(block, 0, isa_);
+  }
+}
+
+std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
+                                         const PsbState& psb, uint64_t end,
+                                         const PsbState* next) {
+  count_ = 0;
+  last_ip_.last = psb.enabled ? psb.ip : 0;
+  if (pt_pkt_sync_set(decoder, psb.end) < 0) return std::nullopt;
+  uint64_t offset = psb.end;
+  // Whether a packet of the flow (TNT, TIP) came. libipt cannot synchronise
+  // on a PSB+ that no such packet follows before the end of the trace, and
+  // reports the bytes as lost; such segments are rare and left to it.
+  bool flow = false;
+  pt_packet packet;
+  while (offset < end) {
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return std::nullopt;
+    pt_pkt_get_offset(decoder, &offset);
+    bool ok = true;
+    uint64_t ip = 0;
+    switch (packet.type) {
+      case ppt_tnt_8:
+      case ppt_tnt_64:
+        ok = enabled_ &&
+             TakeTnt(packet.payload.tnt.payload, packet.payload.tnt.bit_size);
+        break;
+      case ppt_tip:
+        ok = enabled_ && last_ip_.Update(packet.payload.ip, &ip) && TakeTip(ip);
+        break;
+      case ppt_tip_pge:
+        ok = !enabled_ && last_ip_.Update(packet.payload.ip, &ip);
+        if (ok) {
+          enabled_ = true;
+          block_ = cache_->At(ip, isa_);
+        }
+        break;
+      case ppt_tip_pgd:
+        // The IP, when there is one, is where tracing would have gone on.
+        last_ip_.Update(packet.payload.ip, &ip);
+        ok = enabled_ && TakeDisable();
+        break;
+      case ppt_mode:
+        if (packet.payload.mode.leaf == pt_mol_exec && !enabled_) {
+          // Applies from the TIP.PGE that follows.
+          const std::optional<Isa> isa = IsaOf(packet.payload.mode.bits.exec);
+          ok = isa.has_value();
+          if (ok) isa_ = *isa;
+        } else {
+          ok = false;
+        }
+        break;
+      case ppt_pad:
+      case ppt_tsc:
+      case ppt_tma:
+      case ppt_cbr:
+      case ppt_mtc:
+      case ppt_cyc:
+      case ppt_mnt:
+        break;
+      default:
+        ok = false;  // FUP, OVF, PIP, TSX, PTW, power events, PSB, ...
+        break;
+    }
+    if (!ok) return std::nullopt;
+    flow |= packet.type == ppt_tnt_8 || packet.type == ppt_tnt_64 ||
+            packet.type == ppt_tip || packet.type == ppt_tip_pge ||
+            packet.type == ppt_tip_pgd;
+  }
+  if (!flow) return std::nullopt;
+  if (offset != end) return std::nullopt;  // a packet ran across the PSB
+  // At the end of the chunk libipt stops with the last packet: the
+  // instructions after it are not known to have run (pts_eos).
+  if (next == nullptr) return count_;
+  if (!next->usable || next->enabled != enabled_) return std::nullopt;
+  if (enabled_) {
+    if (next->has_isa && next->isa != isa_) return std::nullopt;
+    if (!WalkTo(next->ip)) return std::nullopt;
+  } else if (next->has_isa) {
+    isa_ = next->isa;
+  }
+  return count_;
+}
+
+}  // namespace hwt::pt

@@ -1,0 +1,98 @@
+// The fast path's flow walker (issue 6): follows one PSB segment of a PT
+// chunk through the block cache (pt_block_cache.h), taking TNT bits, TIPs,
+// TIP.PGE/PGD and return compression the way libipt's block decoder does,
+// and counts the instructions that ran. It reads packets with libipt's packet
+// decoder but decodes no instruction on the hot path. Anything it does not
+// model exactly (FUP outside a PSB+, overflow, mode changes while tracing,
+// paging, TSX, power events, PTWRITE, errors of any kind, a flow that loops
+// without trace) makes it give the segment up, and the caller decodes that
+// segment with libipt instead (pt_fast_count.h).
+//
+// A segment ends where the next PSB's FUP says the flow is: instructions
+// before that address belong to this segment, the rest to the next one, so
+// consecutive segments neither overlap nor leave a gap. The last segment of
+// a chunk ends with its last packet, as libipt's does.
+#ifndef HWT_DECODERS_PT_PT_FAST_WALKER_H_
+#define HWT_DECODERS_PT_PT_FAST_WALKER_H_
+
+#include <intel-pt.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "decoders/event.h"
+#include "decoders/pt/pt_block_cache.h"
+
+namespace hwt::pt {
+
+// What a PSB+ says about the flow.
+struct PsbState {
+  bool usable = false;  // parsed, and nothing in it that the walker gives up on
+  bool enabled = false;  // it has a FUP: tracing is on at `ip`
+  uint64_t ip = 0;
+  Isa isa = Isa::kX86_64;
+  bool has_isa = false;  // it has a MODE.Exec
+  uint64_t end = 0;      // offset after the PSBEND (chunk-relative)
+};
+
+// The last IP that compressed IP packets update.
+struct LastIp {
+  uint64_t last = 0;
+  // Updates from an IP packet; false when it has no IP (suppressed).
+  bool Update(const pt_packet_ip& packet, uint64_t* ip);
+};
+
+class FastWalker {
+ public:
+  explicit FastWalker(FastBlockCache* cache) : cache_(cache) {}
+
+  // Reads the PSB+ at chunk offset `psb`.
+  PsbState ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb);
+
+  // Starts over at a PSB, as libipt does after synchronising there: the
+  // return-compression stack is empty.
+  void Restart(const PsbState& psb);
+
+  // Walks the packets in [psb.end, end) after Restart() or a previous
+  // successful Walk() (then `psb` is the one that Walk() ended at), and then
+  // to the flow position of `next` (the PSB at `end`; nullptr at the end of
+  // the chunk). Returns the number of instructions, or nullopt when the
+  // segment must be decoded by libipt; then the walker's state is undefined
+  // until the next Restart().
+  std::optional<uint64_t> Walk(pt_packet_decoder* decoder, const PsbState& psb,
+                               uint64_t end, const PsbState* next);
+
+ private:
+  // Follows direct jumps and calls from the current block to the block whose
+  // end needs trace; nullptr when the flow loops without trace.
+  FastBlock* Settle();
+  bool TakeTnt(uint64_t bits, int count);
+  bool TakeTip(uint64_t ip);
+  bool TakeDisable();
+  bool WalkTo(uint64_t ip);
+  void Push(uint64_t ip) {
+    returns_[(return_head_ + return_size_) % kReturnDepth] = ip;
+    if (return_size_ < kReturnDepth) {
+      ++return_size_;
+    } else {
+      return_head_ = (return_head_ + 1) % kReturnDepth;  // drop the oldest
+    }
+  }
+
+  static constexpr size_t kReturnDepth = 64;  // libipt's and the CPU's
+
+  FastBlockCache* cache_;
+  bool enabled_ = false;
+  Isa isa_ = Isa::kX86_64;
+  FastBlock* block_ = nullptr;  // where the flow is (enabled_)
+  uint64_t count_ = 0;          // instructions of the current Walk()
+  LastIp last_ip_;
+  std::array<uint64_t, kReturnDepth> returns_{};
+  size_t return_head_ = 0;
+  size_t return_size_ = 0;
+};
+
+}  // namespace hwt::pt
+
+#endif  // HWT_DECODERS_PT_PT_FAST_WALKER_H_
