@@ -12,7 +12,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json StatsJson(const StreamStats& s, bool with_errors) {
+Json StatsJson(const StreamStats& s, bool blocks_counted, bool with_errors) {
   Json j = {{"trace_bytes", s.trace_bytes},
             {"bytes_decoded", s.bytes_decoded},
             {"bytes_lost", s.bytes_lost},
@@ -21,6 +21,7 @@ Json StatsJson(const StreamStats& s, bool with_errors) {
             {"blocks", s.blocks},
             {"errors", s.errors},
             {"overflows", s.overflows}};
+  if (!blocks_counted) j["blocks"] = nullptr;
   if (with_errors) {
     Json errors = Json::array();
     for (const DecodeErrorInfo& e : s.error_list) {
@@ -56,15 +57,17 @@ std::string FormatDecodeStatsText(const DecodeSummary& summary) {
       summary.capture->source_path(), capture::BackendName(m.backend),
       capture::TraceModeName(m.mode), CpuText(m.cpu), m.buffers.size(),
       m.buffers.size() == 1 ? "" : "s");
-  auto add = [&out](const std::string& title, const StreamStats& s) {
+  auto add = [&out, &summary](const std::string& title, const StreamStats& s) {
     out += absl::StrFormat(
         "%s\n"
         "  trace bytes   %12u (%s; decoded %u, lost %u)\n"
         "  instructions  %12u\n"
-        "  blocks        %12u\n"
+        "  blocks        %12s\n"
         "  errors        %12u (%u overflows)\n",
         title, s.trace_bytes, FormatBytes(s.trace_bytes), s.bytes_decoded,
-        s.bytes_lost, s.instructions, s.blocks, s.errors, s.overflows);
+        s.bytes_lost, s.instructions,
+        summary.blocks_counted ? absl::StrCat(s.blocks) : "not counted",
+        s.errors, s.overflows);
     if (s.trace_bytes > 0 && s.instructions > 0) {
       out += absl::StrFormat("  instructions per trace byte  %.2f\n",
                              double(s.instructions) / s.trace_bytes);
@@ -91,6 +94,9 @@ std::string FormatDecodeStatsText(const DecodeSummary& summary) {
       }
     }
   }
+  for (const std::string& note : summary.notes) {
+    out += "note: " + note + "\n";
+  }
   for (const std::string& warning : summary.warnings) {
     out += "warning: " + warning + "\n";
   }
@@ -114,7 +120,8 @@ std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
   for (size_t i = 0; i < summary.streams.size() && i < summary.stats.size();
        ++i) {
     const StreamInfo& info = summary.streams[i];
-    Json j = StatsJson(summary.stats[i], /*with_errors=*/true);
+    Json j = StatsJson(summary.stats[i], summary.blocks_counted,
+                       /*with_errors=*/true);
     j["id"] = info.id;
     j["name"] = info.name;
     j["buffer"] = info.buffer_index;
@@ -128,7 +135,8 @@ std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
   }
   Json buffers = Json::array();
   for (size_t b = 0; b < m.buffers.size(); ++b) {
-    Json j = StatsJson(per_buffer[b], /*with_errors=*/false);
+    Json j =
+        StatsJson(per_buffer[b], summary.blocks_counted, /*with_errors=*/false);
     j["index"] = b;
     j["id"] = m.buffers[b].id;
     j["file_bytes"] = m.buffers[b].size;
@@ -141,11 +149,13 @@ std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
       {"backend", capture::BackendName(m.backend)},
       {"mode", capture::TraceModeName(m.mode)},
       {"cpu", CpuText(m.cpu)},
-      {"total", StatsJson(TotalStats(summary.stats), /*with_errors=*/false)},
+      {"total", StatsJson(TotalStats(summary.stats), summary.blocks_counted,
+                          /*with_errors=*/false)},
       {"buffers", std::move(buffers)},
       {"streams", std::move(streams)},
       {"warnings", summary.warnings},
   };
+  if (!summary.notes.empty()) out["notes"] = summary.notes;
   return out.dump(2) + "\n";
 }
 

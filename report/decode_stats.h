@@ -17,6 +17,9 @@ struct DecodeSummary {
   std::vector<StreamInfo> streams;
   std::vector<StreamStats> stats;  // per stream
   std::vector<std::string> warnings;
+  // False for a fast count (hwt-decode --fast): blocks are not counted.
+  bool blocks_counted = true;
+  std::vector<std::string> notes;  // printed as "note: ..."
 };
 
 std::string FormatDecodeStatsText(const DecodeSummary& summary);

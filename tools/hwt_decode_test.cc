@@ -136,6 +136,54 @@ TEST(HwtDecodeTest, CorruptTraceExitsOneAndReportsTheOffset) {
                 stats["total"]["bytes_lost"].get<uint64_t>());
 }
 
+// --stats --fast: the hand-counted 79 instructions, as the full decode
+// counts them; no block count; the same exit status for a corrupt trace.
+TEST(HwtDecodeTest, FastCountHasTheHandCountedInstructions) {
+  auto result = RunCommand({ToolPath("hwt-decode"), "--stats", "--fast",
+                            "--format", "json", Capture()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto stats = nlohmann::json::parse(result.out);
+  EXPECT_EQ(stats["total"]["instructions"], 79);
+  EXPECT_EQ(stats["total"]["errors"], 0);
+  EXPECT_TRUE(stats["total"]["blocks"].is_null());
+  ASSERT_EQ(stats["notes"].size(), 1u);
+  EXPECT_THAT(stats["notes"][0].get<std::string>(),
+              HasSubstr("fast path: 1 of 1 PSB segments walked"));
+
+  auto text = RunCommand({ToolPath("hwt-decode"), "--fast", Capture()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("blocks         not counted"));
+
+  auto dir = TempDir::Create("hwt-decode-test");
+  ASSERT_TRUE(dir.ok());
+  auto trace = ReadFileToString(Capture() + "/buffers/0.bin");
+  ASSERT_TRUE(trace.ok());
+  std::string corrupt = *trace;
+  for (size_t i = 0x30; i < 0x38 && i < corrupt.size(); ++i) {
+    corrupt[i] = '\xd9';
+  }
+  const std::string path = dir->path() + "/corrupt.pt";
+  ASSERT_TRUE(WriteFileAtomically(path, corrupt).ok());
+  auto full = RunCommand({ToolPath("hwt-decode"), "--stats", "--format", "json",
+                          "--cpu", "6/85/4", path});
+  auto fast = RunCommand({ToolPath("hwt-decode"), "--stats", "--fast",
+                          "--format", "json", "--cpu", "6/85/4", path});
+  EXPECT_EQ(full.exit_code, 1);
+  EXPECT_EQ(fast.exit_code, 1);
+  auto full_stats = nlohmann::json::parse(full.out);
+  auto fast_stats = nlohmann::json::parse(fast.out);
+  EXPECT_EQ(fast_stats["total"]["instructions"],
+            full_stats["total"]["instructions"]);
+  EXPECT_EQ(fast_stats["streams"][0]["error_list"],
+            full_stats["streams"][0]["error_list"]);
+
+  // --fast only counts: not with a listing.
+  auto listing =
+      RunCommand({ToolPath("hwt-decode"), "--fast", "--insn", Capture()});
+  EXPECT_EQ(listing.exit_code, 2);
+  EXPECT_THAT(listing.err, HasSubstr("--fast"));
+}
+
 TEST(HwtDecodeTest, BadUsageAndInputsExitTwo) {
   auto missing = RunCommand({ToolPath("hwt-decode"), "/nonexistent.hwt"});
   EXPECT_EQ(missing.exit_code, 2);
