@@ -126,6 +126,7 @@ std::unique_ptr<capture::Capture> DecodeFixture::WithTrace(
 void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
                                    uint64_t input_size, bool deformatted,
                                    const DecoderOptions& options) {
+  std::vector<StreamStats> decoded;
   {
     auto decoder = CreateDecoder(capture, timeline_, options);
     CheckOk(decoder.status(), "CreateDecoder");
@@ -133,6 +134,30 @@ void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
     CheckOk((*decoder)->Decode(sink), "Decode");
     sink.CheckEnds();
     CheckStreamStats((*decoder)->stats(), input_size, deformatted, "Decode");
+    decoded = (*decoder)->stats();
+  }
+  if (capture.manifest().backend == capture::Backend::kPt) {
+    auto decoder = CreateDecoder(capture, timeline_, options);
+    CheckOk(decoder.status(), "CreateDecoder");
+    std::string note;
+    CheckOk((*decoder)->CountInstructions(&note), "CountInstructions");
+    const std::vector<StreamStats>& counted = (*decoder)->stats();
+    HWT_FUZZ_CHECK(counted.size() == decoded.size(),
+                   "CountInstructions: stream count differs from Decode");
+    for (size_t i = 0; i < counted.size(); ++i) {
+      const StreamStats& a = counted[i];
+      const StreamStats& b = decoded[i];
+      HWT_FUZZ_CHECK(
+          a.instructions == b.instructions && a.errors == b.errors &&
+              a.overflows == b.overflows && a.bytes_lost == b.bytes_lost &&
+              a.trace_bytes == b.trace_bytes,
+          absl::StrFormat("CountInstructions differs from Decode on stream "
+                          "%u: %u instructions, %u errors, %u overflows, %u "
+                          "bytes lost instead of %u, %u, %u, %u (%s)",
+                          i, a.instructions, a.errors, a.overflows,
+                          a.bytes_lost, b.instructions, b.errors, b.overflows,
+                          b.bytes_lost, note));
+    }
   }
   {
     auto decoder = CreateDecoder(capture, timeline_, options);

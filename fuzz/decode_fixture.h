@@ -3,7 +3,9 @@
 // pass whatever the bytes: Decode() and ListPackets() succeed (decode
 // problems are gaps and statistics, not errors), every stream ends once,
 // event and packet offsets lie inside the buffer, and every input byte is
-// accounted for (trace_bytes == bytes_decoded + bytes_lost).
+// accounted for (trace_bytes == bytes_decoded + bytes_lost). For Intel PT,
+// the fast instruction count (TraceDecoder::CountInstructions) must also
+// give exactly Decode()'s instructions, errors, overflows and lost bytes.
 #ifndef HWT_FUZZ_DECODE_FIXTURE_H_
 #define HWT_FUZZ_DECODE_FIXTURE_H_
 

@@ -179,6 +179,13 @@ absl::StatusOr<Decoded> DecodeInstructions(
   HWT_RETURN_IF_ERROR(decoder->Decode(sink));
   sink.Finish();
   decoded.stats = decoder->stats();
+  if (capture->manifest().backend == capture::Backend::kPt) {
+    HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> counter,
+                         CreateDecoder(*capture, timeline, DecoderOptions{}));
+    std::string note;
+    HWT_RETURN_IF_ERROR(counter->CountInstructions(&note));
+    decoded.fast_stats = counter->stats();
+  }
   return decoded;
 }
 

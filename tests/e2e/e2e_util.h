@@ -76,14 +76,17 @@ struct Decoded {
   std::vector<StreamStats> stats;
   std::vector<Event> gaps;
   std::vector<std::string> walk_errors;  // blocks the walker could not expand
-  uint64_t total_instructions() const;   // by the decoder's stats
+  // The fast path's count (TraceDecoder::CountInstructions), all streams.
+  std::vector<StreamStats> fast_stats;
+  uint64_t total_instructions() const;  // by the decoder's stats
   uint64_t total_errors() const;
   uint64_t total_overflows() const;
 };
 
 // Opens `path` (bundle, or raw trace with `options`), creates the decoder
 // for it (CreateDecoder) and expands its blocks (InsnWalker, following the
-// address-space timeline through the trace).
+// address-space timeline through the trace). For PT it also counts the
+// instructions on the fast path, with a second decoder.
 absl::StatusOr<Decoded> DecodeInstructions(
     const std::string& path, const capture::InputOptions& options = {});
 

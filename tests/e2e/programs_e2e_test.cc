@@ -120,6 +120,10 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
   EXPECT_EQ(
       SequenceDifference(decoded->instructions, WithoutLost(recorded, lost)),
       "");
+  // The fast path counts the same (it leaves the overflow to libipt).
+  EXPECT_EQ(TotalStats(decoded->fast_stats).instructions,
+            recorded.size() - encoded->encoder.lost_instructions);
+  EXPECT_EQ(TotalStats(decoded->fast_stats).overflows, 1u);
   // The decoder reports the overflow, at the OVF packet.
   EXPECT_EQ(decoded->total_overflows(), 1u);
   ASSERT_EQ(decoded->gaps.size(), 1u);
@@ -187,6 +191,8 @@ class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
     EXPECT_TRUE(decoded->gaps.empty()) << DescribeEvent(decoded->gaps.front());
     EXPECT_EQ(SequenceDifference(decoded->instructions, expected), "");
     EXPECT_EQ(decoded->total_instructions(), truth.instructions);
+    EXPECT_EQ(TotalStats(decoded->fast_stats).instructions, truth.instructions);
+    EXPECT_EQ(TotalStats(decoded->fast_stats).errors, 0u);
     recorder::InstructionDigest digest;
     digest.Add(decoded->instructions);
     EXPECT_EQ(absl::StrFormat("fnv1a64:%016x", digest.value()), truth.digest);
