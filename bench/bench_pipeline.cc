@@ -92,6 +92,21 @@ absl::StatusOr<DecodeResult> DecodeStats(
   return result;
 }
 
+absl::StatusOr<DecodeResult> CountFast(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline,
+    const DecoderOptions& options) {
+  HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
+                       CreateDecoder(capture, timeline, options));
+  DecodeResult result;
+  HWT_RETURN_IF_ERROR(decoder->CountInstructions(&result.fast_note));
+  result.stats = decoder->stats();
+  for (const StreamStats& stats : result.stats) {
+    result.instructions += stats.instructions;
+  }
+  return result;
+}
+
 absl::StatusOr<FoldedResult> ProfileFolded(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& timeline,

@@ -50,10 +50,17 @@ struct DecodeResult {
   uint64_t instructions = 0;
   // Intel PT with jobs > 1: the PSB segments planned, committed, dropped.
   uint64_t segments = 0, committed = 0, dropped = 0;
+  std::string fast_note;  // CountFast: how the fast path went
 };
 
 // hwt-decode --stats: every event into a null sink, the statistics kept.
 absl::StatusOr<DecodeResult> DecodeStats(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline,
+    const DecoderOptions& options);
+
+// hwt-decode --stats --fast: TraceDecoder::CountInstructions, no events.
+absl::StatusOr<DecodeResult> CountFast(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& timeline,
     const DecoderOptions& options);

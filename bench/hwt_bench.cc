@@ -250,6 +250,24 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     check_count(name, m->instructions);
     if (j == jobs) break;
   }
+  if (Wanted(settings, "fast")) {
+    const std::string name = "decode --stats --fast";
+    DecodeResult last;
+    const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+      auto result = CountFast(*input.capture, *input.timeline, {});
+      if (!result.ok()) {
+        Fail(std::string(result.status().message()));
+        return std::nullopt;
+      }
+      last = *result;
+      return result->instructions;
+    });
+    if (m) {
+      PrintRow(name, *m, bytes, baseline->wall);
+      printf("  (%s)\n", last.fast_note.c_str());
+      check_count(name, m->instructions);
+    }
+  }
   if (!Wanted(settings, "folded") || input.resolver == nullptr) return;
   std::string folded_jobs1;
   for (int j : {1, jobs}) {
