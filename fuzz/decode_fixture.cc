@@ -147,6 +147,14 @@ void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
     for (size_t i = 0; i < counted.size(); ++i) {
       const StreamStats& a = counted[i];
       const StreamStats& b = decoded[i];
+      HWT_FUZZ_CHECK(a.trace_bytes == b.trace_bytes,
+                     "CountInstructions: trace bytes differ from Decode");
+      // Around a decode error libipt's own result depends on its history
+      // (where it resynchronises, what its block cache holds when a PSB+
+      // lacks the execution mode), so a run restarted at a PSB may count a
+      // few instructions differently there: the counts must be exact when
+      // the full decode found no error but overflows.
+      if (b.errors != b.overflows) continue;
       HWT_FUZZ_CHECK(
           a.instructions == b.instructions && a.errors == b.errors &&
               a.overflows == b.overflows && a.bytes_lost == b.bytes_lost &&

@@ -5,7 +5,9 @@
 // event and packet offsets lie inside the buffer, and every input byte is
 // accounted for (trace_bytes == bytes_decoded + bytes_lost). For Intel PT,
 // the fast instruction count (TraceDecoder::CountInstructions) must also
-// give exactly Decode()'s instructions, errors, overflows and lost bytes.
+// give exactly Decode()'s instructions, errors, overflows and lost bytes
+// when Decode() found no error but overflows (around a decode error libipt's
+// own result depends on where it resynchronised and on its block cache).
 #ifndef HWT_FUZZ_DECODE_FIXTURE_H_
 #define HWT_FUZZ_DECODE_FIXTURE_H_
 

@@ -16,24 +16,26 @@ namespace {
 
 // Passes a libipt run's events on to `destination` (the statistics) up to
 // where the flow reaches the FUP of a PSB at or after `min_psb` (never when
-// there is none), and stops the run there: libipt reports the PSB+'s
-// execution mode as a status update bound to the FUP's address, after the
-// block leading up to it (pt_seam.h). What comes after it in the same batch
-// (a block from the FUP on: a conditional block is held until the next one
-// says whether it was taken) is the fast path's and is dropped.
+// there is none) whose segment the fast path takes (`accept`), and stops the
+// run there: libipt reports the PSB+'s execution mode as a status update
+// bound to the FUP's address, after the block leading up to it
+// (pt_seam.h). What comes after it in the same batch (a block from the FUP
+// on: a conditional block is held until the next one says whether it was
+// taken) is the fast path's and is dropped.
 class HandOverSink : public EventSink {
  public:
-  using PsbStateFn = std::function<const PsbState&(size_t index)>;
+  // Whether the fast path takes over at PSB `index`, whose FUP is at `ip`.
+  using AcceptFn = std::function<bool(size_t index, uint64_t ip)>;
 
   HandOverSink(EventSink* destination, PtSegmentDecoder* decoder,
                const std::vector<uint64_t>& psbs, uint64_t base, size_t min_psb,
-               PsbStateFn psb_state)
+               AcceptFn accept)
       : destination_(destination),
         decoder_(decoder),
         psbs_(psbs),
         base_(base),
         min_psb_(min_psb),
-        psb_state_(std::move(psb_state)),
+        accept_(std::move(accept)),
         stopped_at_(psbs.size()) {}
 
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
@@ -50,8 +52,7 @@ class HandOverSink : public EventSink {
       const size_t index =
           std::upper_bound(psbs_.begin(), psbs_.end(), event.offset - base_) -
           psbs_.begin() - 1;
-      const PsbState& state = psb_state_(index);
-      if (state.usable && state.enabled && state.ip == event.ip) {
+      if (accept_(index, event.ip)) {
         stopped_at_ = index;
         decoder_->RequestStop();
       }
@@ -66,7 +67,7 @@ class HandOverSink : public EventSink {
   const std::vector<uint64_t>& psbs_;
   uint64_t base_;
   size_t min_psb_;
-  PsbStateFn psb_state_;
+  AcceptFn accept_;
   size_t stopped_at_;
 };
 
@@ -109,14 +110,47 @@ const PsbState& PtFastCounter::StateOf(size_t index) {
   return *psb_states_[index];
 }
 
+std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
+  const size_t n = psbs_.size();
+  const uint64_t end = i + 1 < n ? psbs_[i + 1] : chunk_size_;
+  const uint64_t changes_until = i + 2 < n ? psbs_[i + 2] : chunk_size_;
+  const PsbState& here = StateOf(i);
+  if (!packets_ || !here.usable ||
+      AddressSpaceChangesIn(chunk_base_ + psbs_[i],
+                            chunk_base_ + changes_until)) {
+    return std::nullopt;
+  }
+  // The flow of a continuing walk was followed in the old address space.
+  if (memory_.AdvanceTo(chunk_base_ + psbs_[i]) && continuing) {
+    return std::nullopt;
+  }
+  if (!continuing) walker_.Restart(here);
+  const PsbState* next = i + 1 < n ? &StateOf(i + 1) : nullptr;
+  const std::optional<uint64_t> count =
+      walker_.Walk(packets_.get(), here, end, next);
+  if (count) {
+    ++fast_stats_.fast_segments;
+    fast_stats_.fast_bytes += end - psbs_[i];
+  }
+  return count;
+}
+
 size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
                                        uint64_t file_offset, size_t first,
                                        StreamStats* stats) {
   NullEventSink discard;
   SegmentOutput output(&discard, libipt_.get(), stats);
+  // The fast path takes over only where it can walk the next segment: a
+  // segment it gives up on is decoded by this run as a sequential decode
+  // would, rather than by a new run starting at its PSB.
   HandOverSink hand_over(
       &output, libipt_.get(), psbs_, file_offset, first + 1,
-      [this](size_t index) -> const PsbState& { return StateOf(index); });
+      [this](size_t index, uint64_t ip) {
+        const PsbState& state = StateOf(index);
+        if (!state.usable || !state.enabled || state.ip != ip) return false;
+        handed_over_count_ = TryWalk(index, /*continuing=*/false);
+        return handed_over_count_.has_value();
+      });
   PtDecodeJob job;
   job.data = data;
   job.size = size;
@@ -165,35 +199,29 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   config.end = buffer.end();
   packets_.reset(pt_pkt_alloc_decoder(&config));
 
+  chunk_size_ = size;
+  chunk_base_ = file_offset;
   // Whether the walker stands at psbs_[i] with the flow of the segment
   // before it (else it starts over there).
   bool walking = false;
   for (size_t i = 0; i < n;) {
-    const uint64_t end = i + 1 < n ? psbs_[i + 1] : size;
-    const uint64_t changes_until = i + 2 < n ? psbs_[i + 2] : size;
-    const PsbState& here = StateOf(i);
-    if (packets_ && here.usable &&
-        !AddressSpaceChangesIn(file_offset + psbs_[i],
-                               file_offset + changes_until)) {
-      const bool changed = memory_.AdvanceTo(file_offset + psbs_[i]);
-      if (!walking || !changed) {
-        if (!walking) walker_.Restart(here);
-        const PsbState* next = i + 1 < n ? &StateOf(i + 1) : nullptr;
-        if (const std::optional<uint64_t> count =
-                walker_.Walk(packets_.get(), here, end, next)) {
-          stats->instructions += *count;
-          ++fast_stats_.fast_segments;
-          fast_stats_.fast_bytes += end - psbs_[i];
-          walking = true;
-          ++i;
-          continue;
-        }
-      }
+    if (const std::optional<uint64_t> count = TryWalk(i, walking)) {
+      stats->instructions += *count;
+      walking = true;
+      ++i;
+      continue;
     }
     walking = false;
     const size_t resume = DecodeWithLibipt(data, size, file_offset, i, stats);
     fast_stats_.libipt_segments += resume - i;
-    i = resume;
+    if (resume < n) {
+      // The walker took segment `resume` over (its trial walk).
+      stats->instructions += *handed_over_count_;
+      walking = true;
+      i = resume + 1;
+    } else {
+      i = resume;
+    }
   }
   packets_.reset();
   // libipt counted blocks for its segments only: a partial count is none.

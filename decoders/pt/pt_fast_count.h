@@ -51,8 +51,8 @@ class PtFastCounter {
 
  private:
   // Decodes with libipt from the PSB psbs[first] until the flow reaches the
-  // FUP of a PSB after it; returns the index of that PSB (psbs.size() when
-  // libipt went to the end of the chunk).
+  // FUP of a later PSB whose segment the walker takes; returns the index of
+  // that PSB (psbs.size() when libipt went to the end of the chunk).
   size_t DecodeWithLibipt(const uint8_t* data, size_t size,
                           uint64_t file_offset, size_t first,
                           StreamStats* stats);
@@ -61,6 +61,10 @@ class PtFastCounter {
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
 
   const PsbState& StateOf(size_t index);
+  // Walks segment `i` of the current chunk: after segment i - 1 when
+  // `continuing`, else from a restart at its PSB. The count, or nullopt when
+  // the segment is libipt's.
+  std::optional<uint64_t> TryWalk(size_t i, bool continuing);
 
   struct PacketDecoderDeleter {
     void operator()(pt_packet_decoder* decoder) const {
@@ -79,6 +83,10 @@ class PtFastCounter {
   std::vector<uint64_t> psbs_;
   std::vector<std::optional<PsbState>> psb_states_;
   std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
+  uint64_t chunk_size_ = 0;
+  uint64_t chunk_base_ = 0;  // file offset of the chunk
+  // The walker's count of the segment where libipt handed over.
+  std::optional<uint64_t> handed_over_count_;
 };
 
 }  // namespace hwt::pt
