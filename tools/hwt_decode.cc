@@ -271,8 +271,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", flags.quiet, "no warnings on stderr");
   app.add_flag("--fast", flags.fast,
                "with --stats, Intel PT: count instructions on the block-cache "
-               "fast path (the same instructions, errors and lost bytes as "
-               "the full decode, several times faster; no block count)");
+               "fast path, several times faster (the full decode's "
+               "instructions, errors and lost bytes; near a decode error "
+               "the count may differ by a few instructions; no block count)");
 
   int exit_code = 0;
   if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {

@@ -5,8 +5,11 @@
 // until the flow reaches the FUP of a later PSB, where the fast path takes
 // over again. Segments whose address space changes (exec, mmap) go to libipt
 // too. The result is the instruction count, the errors and the lost bytes of
-// the libipt path exactly (blocks are not counted: the fast path has its own
-// idea of a block).
+// the libipt path (blocks are not counted: the fast path has its own idea of
+// a block), exactly on traces that decode without errors (overflows are
+// fine). Around a decode error libipt's own result depends on its history
+// (where it resynchronised, what its block cache holds), and a libipt run
+// restarted at a PSB may count a few instructions differently there.
 #ifndef HWT_DECODERS_PT_PT_FAST_COUNT_H_
 #define HWT_DECODERS_PT_PT_FAST_COUNT_H_
 

@@ -48,9 +48,12 @@ class PtHostileTest : public ::testing::Test {
     capture_ = std::move(*capture);
   }
 
-  Decoded DecodeTrace(const std::string& trace) {
+  // Decodes `trace` in the capture; the fast count must agree.
+  Decoded DecodeTrace(const std::string& trace, const std::string& what) {
     auto capture = capture_->WithTrace(trace);
-    return Decode(*capture, capture_->timeline());
+    Decoded decoded = Decode(*capture, capture_->timeline());
+    ExpectFastCountAgrees(*capture, capture_->timeline(), decoded, what);
+    return decoded;
   }
 
   std::unique_ptr<TempDir> dir_;
@@ -59,7 +62,7 @@ class PtHostileTest : public ::testing::Test {
 };
 
 TEST_F(PtHostileTest, TruncatedAtEveryPacketBoundary) {
-  const Decoded full = DecodeTrace(case_->trace);
+  const Decoded full = DecodeTrace(case_->trace, "full trace");
   ExpectAccounted(full, case_->trace.size(), false, "full trace");
   ASSERT_EQ(full.stats[0].errors, 0u);
   const std::vector<Event> full_blocks = full.Blocks();
@@ -73,7 +76,7 @@ TEST_F(PtHostileTest, TruncatedAtEveryPacketBoundary) {
   for (uint64_t cut : cuts) {
     if (cut > case_->trace.size()) continue;
     const std::string what = absl::StrFormat("cut at %d", cut);
-    const Decoded d = DecodeTrace(case_->trace.substr(0, cut));
+    const Decoded d = DecodeTrace(case_->trace.substr(0, cut), what);
     ExpectAccounted(d, cut, false, what);
     EXPECT_LE(d.Instructions(), full.Instructions()) << what;
     // What a cut trace decodes to is what the whole trace decodes to, up to
@@ -101,7 +104,7 @@ TEST_F(PtHostileTest, RandomBitFlips) {
       trace = FlipBit(trace, bit);
       absl::StrAppendFormat(&what, " %d", bit);
     }
-    const Decoded d = DecodeTrace(trace);
+    const Decoded d = DecodeTrace(trace, what);
     ExpectAccounted(d, trace.size(), false, what);
     for (const DecodeErrorInfo& error : d.stats[0].error_list) {
       EXPECT_THAT(error.message, HasSubstr("offset 0x")) << what;
@@ -118,13 +121,13 @@ TEST_F(PtHostileTest, RandomBytesAroundPsbs) {
       if (rng() % 8 == 0) trace += psb;
       trace.push_back(static_cast<char>(rng()));
     }
-    ExpectAccounted(DecodeTrace(trace), trace.size(), false,
-                    absl::StrFormat("variant %d", variant));
+    const std::string what = absl::StrFormat("variant %d", variant);
+    ExpectAccounted(DecodeTrace(trace, what), trace.size(), false, what);
   }
 }
 
 TEST_F(PtHostileTest, EmptyTrace) {
-  const Decoded d = DecodeTrace("");
+  const Decoded d = DecodeTrace("", "empty trace");
   ExpectAccounted(d, 0, false, "empty trace");
   EXPECT_TRUE(d.Blocks().empty());
 }
@@ -150,11 +153,13 @@ TEST(PtLoopTest, CycleOfDirectJumpsEnds) {
   ASSERT_TRUE(RunsInChild(
       [&] {
         Decoded d = Decode(*test->capture, test->timeline);
-        return d.status.ok() ? 0 : 1;
+        ExpectFastCountAgrees(*test->capture, test->timeline, d, "loop");
+        return d.status.ok() && !::testing::Test::HasFailure() ? 0 : 1;
       },
       60))
-      << "the decode of a looping flow did not end";
+      << "the decode or fast count of a looping flow did not end";
   const Decoded d = Decode(*test->capture, test->timeline);
+  ExpectFastCountAgrees(*test->capture, test->timeline, d, "loop");
   ExpectAccounted(d, w.size(), false, "loop");
   ASSERT_EQ(d.stats[0].error_list.size(), 1u);
   EXPECT_THAT(d.stats[0].error_list[0].message,

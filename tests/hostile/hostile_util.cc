@@ -136,6 +136,27 @@ Decoded Decode(const capture::Capture& capture,
   return result;
 }
 
+void ExpectFastCountAgrees(const capture::Capture& capture,
+                           const capture::AddressSpaceTimeline& timeline,
+                           const Decoded& full, const std::string& what) {
+  auto decoder = CreateDecoder(capture, timeline, {});
+  ASSERT_TRUE(decoder.ok()) << what << ": " << decoder.status();
+  std::string note;
+  ASSERT_TRUE((*decoder)->CountInstructions(&note).ok()) << what;
+  const std::vector<StreamStats>& fast = (*decoder)->stats();
+  ASSERT_EQ(fast.size(), full.stats.size()) << what;
+  for (size_t s = 0; s < fast.size(); ++s) {
+    const StreamStats& a = fast[s];
+    const StreamStats& b = full.stats[s];
+    EXPECT_EQ(a.trace_bytes, a.bytes_decoded + a.bytes_lost) << what;
+    EXPECT_EQ(a.trace_bytes, b.trace_bytes) << what;
+    if (b.errors != b.overflows) continue;
+    EXPECT_EQ(a.instructions, b.instructions) << what << " (" << note << ")";
+    EXPECT_EQ(a.errors, b.errors) << what;
+    EXPECT_EQ(a.bytes_lost, b.bytes_lost) << what;
+  }
+}
+
 void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
                      const std::string& what) {
   ASSERT_TRUE(decoded.status.ok()) << what << ": " << decoded.status;

@@ -73,6 +73,13 @@ Decoded Decode(const capture::Capture& capture,
 void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
                      const std::string& what);
 
+// The fast instruction count (TraceDecoder::CountInstructions) of the same
+// capture: it succeeds, accounts for every byte, and when `full` found no
+// error but overflows it has full's instructions, errors and lost bytes.
+void ExpectFastCountAgrees(const capture::Capture& capture,
+                           const capture::AddressSpaceTimeline& timeline,
+                           const Decoded& full, const std::string& what);
+
 // Every path below `dir` (relative), for before/after comparisons.
 std::set<std::string> ListTree(const std::string& dir);
 
