@@ -82,6 +82,14 @@ void FastBlockCache::Build(FastBlock* block, Isa isa) {
   }
 }
 
+bool FastBlockCache::IsVmEntry(uint64_t ip) {
+  // 0f 01 c2 / 0f 01 c3 (no prefixes are defined for them).
+  uint8_t bytes[3] = {};
+  if (memory_.Read(ip, bytes, sizeof(bytes)) != sizeof(bytes)) return false;
+  return bytes[0] == 0x0f && bytes[1] == 0x01 &&
+         (bytes[2] == 0xc2 || bytes[2] == 0xc3);
+}
+
 std::optional<uint32_t> FastBlockCache::InsnsBefore(const FastBlock& block,
                                                     uint64_t ip, Isa isa) {
   if (ip < block.start || ip > block.last) return std::nullopt;

@@ -72,6 +72,9 @@ class FastBlockCache {
   std::optional<uint32_t> InsnsBefore(const FastBlock& block, uint64_t ip,
                                       Isa isa);
 
+  // Whether the instruction at `ip` is VMLAUNCH or VMRESUME.
+  bool IsVmEntry(uint64_t ip);
+
   // Drops every block if the memory image changed since they were built.
   void Revalidate();
 

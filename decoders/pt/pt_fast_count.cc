@@ -87,7 +87,9 @@ PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index)
       memory_(*run.timeline, buffer_index, run.files),
       cache_(memory_),
       walker_(&cache_),
-      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {}
+      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {
+  walker_.Configure(run.config);
+}
 
 PtFastCounter::~PtFastCounter() = default;
 

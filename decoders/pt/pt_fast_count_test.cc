@@ -162,3 +162,42 @@ TEST(FastCountTest, DemoCapture) {
 
 }  // namespace
 }  // namespace hwt::pt
+
+namespace hwt::pt {
+namespace {
+
+// Asynchronous events, hand-written: an interrupt (FUP + TIP) in the middle
+// of straight-line code, and tracing stopped by one (FUP + TIP.PGD) and
+// resumed. The walker follows both (no segment goes to libipt) and counts
+// what libipt counts: the instructions before each FUP's address.
+TEST(FastCountTest, InterruptsAndAsynchronousDisables) {
+  testing::CodeBlob code{0x1000, std::vector<uint8_t>(0x40, 0x90)};  // nops
+  code.bytes[0x0a] = 0xff;  // 100a jmp *%rax
+  code.bytes[0x0b] = 0xe0;
+  code.bytes[0x2a] = 0x0f;  // 102a syscall
+  code.bytes[0x2b] = 0x05;
+  testing::PtWriter w;
+  w.SyncAt(0x1000)
+      .Fup(0x1004)  // interrupted before 0x1004: 4 instructions
+      .Tip(0x1020)  // the handler: 0x1020..
+      .Fup(0x1026)  // interrupted again: 6 more, tracing stops
+      .TipPgd()
+      .ModeExec64()
+      .TipPge(0x1008)  // resumes: 0x1008, 0x1009, jmp *%rax (3)
+      .Tip(0x1028)     // 0x1028, 0x1029, syscall (3), which leaves
+      .TipPgd();
+  auto test = testing::MakeTestCapture(w.bytes(), {code});
+  ASSERT_TRUE(test.ok()) << test.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*test->capture, test->timeline);
+  EXPECT_EQ(counts.fast_segments, 1u);
+  EXPECT_EQ(counts.libipt_segments, 0u);
+  auto decoder = PtDecoder::Create(*test->capture, test->timeline);
+  ASSERT_TRUE(decoder.ok());
+  PtFastCountStats unused;
+  ASSERT_TRUE((*decoder)->CountInstructions(&unused).ok());
+  EXPECT_EQ((*decoder)->stats()[0].instructions, 4u + 6u + 3u + 3u);
+}
+
+}  // namespace
+}  // namespace hwt::pt

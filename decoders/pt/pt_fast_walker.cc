@@ -52,6 +52,11 @@ bool LastIp::Update(const pt_packet_ip& packet, uint64_t* ip) {
   return true;
 }
 
+void FastWalker::Configure(const pt_config& config) {
+  follow_disables_ = config.addr_filter.config.addr_cfg == 0;
+  skd022_ = config.errata.skd022;
+}
+
 PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
   PsbState state;
   if (pt_pkt_sync_set(decoder, psb) < 0) return state;
@@ -187,6 +192,14 @@ bool FastWalker::TakeDisable() {
   }
 }
 
+bool FastWalker::WalkToAsync(uint64_t ip) {
+  if (!WalkTo(ip)) return false;
+  // With a branch at the FUP's address the event may belong to the branch
+  // (libipt applies errata such as SKD022 there, for VMLAUNCH and the
+  // like): libipt's.
+  return block_->ninsn > 1;
+}
+
 bool FastWalker::WalkTo(uint64_t ip) {
   FastBlock* block = block_;
   uint64_t blocks = 0;
@@ -219,6 +232,9 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
   // on a PSB+ that no such packet follows before the end of the trace, and
   // reports the bytes as lost; such segments are rare and left to it.
   bool flow = false;
+  // A FUP waiting for its TIP or TIP.PGD, and its IP.
+  bool fup = false;
+  uint64_t fup_ip = 0;
   pt_packet packet;
   while (offset < end) {
     if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return std::nullopt;
@@ -231,8 +247,22 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         ok = enabled_ &&
              TakeTnt(packet.payload.tnt.payload, packet.payload.tnt.bit_size);
         break;
+      case ppt_fup:
+        // An asynchronous event (interrupt, exception) at `ip`: the flow
+        // runs up to the instruction there, which did not execute; the TIP
+        // or TIP.PGD that follows says what came next.
+        ok = enabled_ && !fup && last_ip_.Update(packet.payload.ip, &fup_ip);
+        fup = true;
+        break;
       case ppt_tip:
-        ok = enabled_ && last_ip_.Update(packet.payload.ip, &ip) && TakeTip(ip);
+        ok = enabled_ && last_ip_.Update(packet.payload.ip, &ip);
+        if (ok && fup) {
+          ok = WalkToAsync(fup_ip);
+          block_ = cache_->At(ip, isa_);
+          fup = false;
+        } else if (ok) {
+          ok = TakeTip(ip);
+        }
         break;
       case ppt_tip_pge:
         ok = !enabled_ && last_ip_.Update(packet.payload.ip, &ip);
@@ -242,9 +272,22 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         }
         break;
       case ppt_tip_pgd:
-        // The IP, when there is one, is where tracing would have gone on.
-        last_ip_.Update(packet.payload.ip, &ip);
-        ok = enabled_ && TakeDisable();
+        // Only a disable without an IP (leaving the traced privilege level)
+        // is followed: one with an IP may bind to a direct branch.
+        if (last_ip_.Update(packet.payload.ip, &ip) || !follow_disables_) {
+          ok = false;
+        } else if (enabled_ && fup) {
+          // SKD022: a VM entry's disable comes with a FUP at the
+          // VMLAUNCH/VMRESUME, which libipt makes a synchronous disable.
+          if (skd022_ && cache_->IsVmEntry(fup_ip)) return std::nullopt;
+          // Asynchronous: tracing stopped at the FUP's instruction.
+          ok = WalkToAsync(fup_ip);
+          enabled_ = false;
+          block_ = nullptr;
+          fup = false;
+        } else {
+          ok = enabled_ && TakeDisable();
+        }
         break;
       case ppt_mode:
         if (packet.payload.mode.leaf == pt_mol_exec && !enabled_) {
@@ -265,15 +308,24 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
       case ppt_mnt:
         break;
       default:
-        ok = false;  // FUP, OVF, PIP, TSX, PTW, power events, PSB, ...
+        ok = false;  // OVF, PIP, TSX, PTW, power events, PSB, ...
         break;
+    }
+    // A FUP binds to the TIP or TIP.PGD right after it (timing packets may
+    // come between); anything else with it (TSX, PTWRITE, MWAIT, ...) is
+    // libipt's.
+    if (fup && packet.type != ppt_fup && packet.type != ppt_pad &&
+        packet.type != ppt_tsc && packet.type != ppt_tma &&
+        packet.type != ppt_cbr && packet.type != ppt_mtc &&
+        packet.type != ppt_cyc && packet.type != ppt_mnt) {
+      ok = false;
     }
     if (!ok) return std::nullopt;
     flow |= packet.type == ppt_tnt_8 || packet.type == ppt_tnt_64 ||
             packet.type == ppt_tip || packet.type == ppt_tip_pge ||
             packet.type == ppt_tip_pgd;
   }
-  if (!flow) return std::nullopt;
+  if (!flow || fup) return std::nullopt;
   if (offset != end) return std::nullopt;  // a packet ran across the PSB
   // At the end of the chunk libipt stops with the last packet: the
   // instructions after it are not known to have run (pts_eos).

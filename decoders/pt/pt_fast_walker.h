@@ -2,9 +2,11 @@
 // chunk through the block cache (pt_block_cache.h), taking TNT bits, TIPs,
 // TIP.PGE/PGD and return compression the way libipt's block decoder does,
 // and counts the instructions that ran. It reads packets with libipt's packet
-// decoder but decodes no instruction on the hot path. Anything it does not
-// model exactly (FUP outside a PSB+, overflow, mode changes while tracing,
-// paging, TSX, power events, PTWRITE, errors of any kind, a flow that loops
+// decoder but decodes no instruction on the hot path. Asynchronous events
+// (FUP + TIP: interrupts, exceptions; FUP + TIP.PGD: tracing stopped there)
+// are followed too. Anything it does not model exactly (overflow, mode
+// changes while tracing, paging, TSX, power events, PTWRITE, a FUP with
+// anything else or at a branch, errors of any kind, a flow that loops
 // without trace) makes it give the segment up, and the caller decodes that
 // segment with libipt instead (pt_fast_count.h).
 //
@@ -47,6 +49,13 @@ class FastWalker {
  public:
   explicit FastWalker(FastBlockCache* cache) : cache_(cache) {}
 
+  // What the trace's configuration lets the walker follow. With IP filter
+  // ranges a TIP.PGD may also come from a direct branch leaving a range
+  // (without its IP on SKL014 parts), and SKD022 parts put a FUP before the
+  // TIP.PGD of a VM entry (at a VMLAUNCH/VMRESUME): those are left to
+  // libipt.
+  void Configure(const pt_config& config);
+
   // Reads the PSB+ at chunk offset `psb`.
   PsbState ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb);
 
@@ -70,7 +79,11 @@ class FastWalker {
   bool TakeTnt(uint64_t bits, int count);
   bool TakeTip(uint64_t ip);
   bool TakeDisable();
+  // Walks to `ip` without trace (the flow position of a PSB).
   bool WalkTo(uint64_t ip);
+  // Walks to the `ip` of an asynchronous event (a FUP); false also when the
+  // instruction there is a branch.
+  bool WalkToAsync(uint64_t ip);
   void Push(uint64_t ip) {
     returns_[(return_head_ + return_size_) % kReturnDepth] = ip;
     if (return_size_ < kReturnDepth) {
@@ -83,6 +96,8 @@ class FastWalker {
   static constexpr size_t kReturnDepth = 64;  // libipt's and the CPU's
 
   FastBlockCache* cache_;
+  bool follow_disables_ = true;  // TIP.PGD
+  bool skd022_ = false;
   bool enabled_ = false;
   Isa isa_ = Isa::kX86_64;
   FastBlock* block_ = nullptr;  // where the flow is (enabled_)
