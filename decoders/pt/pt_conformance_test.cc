@@ -450,8 +450,9 @@ ExpectedFailure* FindExpectedFailure(
 
 // The fast path (hwt-decode --stats --fast) counts what libipt's decoder
 // counts on every pttc trace: these are small and full of what the walker
-// hands to libipt (FUPs, overflows, mode changes, TSX, VMCS, power events,
-// broken packets), so they check the hand-over between the two.
+// hands to libipt (overflows, mode changes, TSX, VMCS, power events, errata,
+// broken packets), so they check the hand-over between the two, and of
+// FUPs, which it follows in part.
 TEST(PtConformanceTest, FastCountMatchesDecodeOnPttcCorpus) {
   using testing::ExpectSameStats;
   HWT_REQUIRE_CORPUS(corpus);

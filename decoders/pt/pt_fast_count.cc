@@ -24,8 +24,10 @@ namespace {
 // taken) is the fast path's and is dropped.
 class HandOverSink : public EventSink {
  public:
-  // Whether the fast path takes over at PSB `index`, whose FUP is at `ip`.
-  using AcceptFn = std::function<bool(size_t index, uint64_t ip)>;
+  // Whether the fast path takes over at PSB `index`, given the status
+  // event's `ip` and (chunk-relative) `offset`.
+  using AcceptFn =
+      std::function<bool(size_t index, uint64_t ip, uint64_t offset)>;
 
   HandOverSink(EventSink* destination, PtSegmentDecoder* decoder,
                const std::vector<uint64_t>& psbs, uint64_t base, size_t min_psb,
@@ -52,7 +54,7 @@ class HandOverSink : public EventSink {
       const size_t index =
           std::upper_bound(psbs_.begin(), psbs_.end(), event.offset - base_) -
           psbs_.begin() - 1;
-      if (accept_(index, event.ip)) {
+      if (accept_(index, event.ip, event.offset - base_)) {
         stopped_at_ = index;
         decoder_->RequestStop();
       }
@@ -145,14 +147,22 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
   // The fast path takes over only where it can walk the next segment: a
   // segment it gives up on is decoded by this run as a sequential decode
   // would, rather than by a new run starting at its PSB.
-  HandOverSink hand_over(
-      &output, libipt_.get(), psbs_, file_offset, first + 1,
-      [this](size_t index, uint64_t ip) {
-        const PsbState& state = StateOf(index);
-        if (!state.usable || !state.enabled || state.ip != ip) return false;
-        handed_over_count_ = TryWalk(index, /*continuing=*/false);
-        return handed_over_count_.has_value();
-      });
+  HandOverSink hand_over(&output, libipt_.get(), psbs_, file_offset, first + 1,
+                         [this](size_t index, uint64_t ip, uint64_t offset) {
+                           // libipt must stand right after the PSB+: it may
+                           // also have carried TNT bits from before the PSB
+                           // past it and used the packets after it (the CPU
+                           // flushes TNT before a PSB; a broken trace need
+                           // not).
+                           const PsbState& state = StateOf(index);
+                           if (!state.usable || !state.enabled ||
+                               state.ip != ip || offset != state.end) {
+                             return false;
+                           }
+                           handed_over_count_ =
+                               TryWalk(index, /*continuing=*/false);
+                           return handed_over_count_.has_value();
+                         });
   PtDecodeJob job;
   job.data = data;
   job.size = size;
