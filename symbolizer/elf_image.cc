@@ -195,12 +195,28 @@ class ElfParser {
     return true;
   }
 
+  // Whether [offset, offset + size) lies in the file. LLVM 19's notes()
+  // adds the two in the header's own width, which wraps for ELF32 and then
+  // reads notes past the end (found by fuzz/elf_symbolize_fuzzer).
+  bool InFile(uint64_t offset, uint64_t size) const {
+    const uint64_t file_size = ef_.getBufSize();
+    return offset <= file_size && size <= file_size - offset;
+  }
+
   absl::Status ReadBuildId() {
     bool any_note_section = false;
     for (size_t i = 0; i < shdrs_.size(); ++i) {
       const Elf_Shdr& sec = shdrs_[i];
       if (sec.sh_type != llvm::ELF::SHT_NOTE) continue;
       any_note_section = true;
+      if (!InFile(sec.sh_offset, sec.sh_size)) {
+        return Malformed(
+            out_->name_,
+            absl::StrFormat("note section %d: [0x%x, +0x%x) runs past the "
+                            "end of the file (%u bytes)",
+                            i, uint64_t{sec.sh_offset}, uint64_t{sec.sh_size},
+                            ef_.getBufSize()));
+      }
       llvm::Error error = llvm::Error::success();
       const size_t align = std::max<size_t>(sec.sh_addralign, 4);
       for (const auto& note : ef_.notes(sec, error)) {
@@ -219,6 +235,14 @@ class ElfParser {
     if (!phdrs) return Fail("program header table", phdrs.takeError());
     for (const auto& phdr : *phdrs) {
       if (phdr.p_type != llvm::ELF::PT_NOTE) continue;
+      if (!InFile(phdr.p_offset, phdr.p_filesz)) {
+        return Malformed(
+            out_->name_,
+            absl::StrFormat("PT_NOTE segment: [0x%x, +0x%x) runs past the "
+                            "end of the file (%u bytes)",
+                            uint64_t{phdr.p_offset}, uint64_t{phdr.p_filesz},
+                            ef_.getBufSize()));
+      }
       llvm::Error error = llvm::Error::success();
       const size_t align = std::max<size_t>(phdr.p_align, 4);
       for (const auto& note : ef_.notes(phdr, error)) {
