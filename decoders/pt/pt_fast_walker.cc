@@ -1,24 +1,30 @@
 // The fast path's flow walker; see pt_fast_walker.h.
 #include "decoders/pt/pt_fast_walker.h"
 
+#include "decoders/pt/pt_flow.h"
+
 namespace hwt::pt {
 namespace {
 
-// As in the libipt path (pt_segment_decoder.cc): no real flow runs this many
-// blocks or instructions without reading a packet.
-constexpr uint64_t kMaxBlocksWithoutTrace = uint64_t{1} << 16;
-constexpr uint64_t kMaxInsnsWithoutTrace = uint64_t{1} << 22;
+std::optional<Isa> ExecIsa(const pt_packet_mode_exec& exec) {
+  const Isa isa = IsaOf(pt_get_exec_mode(&exec));
+  if (isa == Isa::kUnknown) return std::nullopt;
+  return isa;
+}
 
-std::optional<Isa> IsaOf(const pt_packet_mode_exec& exec) {
-  switch (pt_get_exec_mode(&exec)) {
-    case ptem_16bit:
-      return Isa::kX86_16;
-    case ptem_32bit:
-      return Isa::kX86_32;
-    case ptem_64bit:
-      return Isa::kX86_64;
+// Packets that do not touch the flow: padding, timing, maintenance.
+bool IsFlowNeutral(pt_packet_type type) {
+  switch (type) {
+    case ppt_pad:
+    case ppt_tsc:
+    case ppt_tma:
+    case ppt_cbr:
+    case ppt_mtc:
+    case ppt_cyc:
+    case ppt_mnt:
+      return true;
     default:
-      return std::nullopt;
+      return false;
   }
 }
 
@@ -80,7 +86,7 @@ PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
         break;
       case ppt_mode:
         if (packet.payload.mode.leaf == pt_mol_exec) {
-          const std::optional<Isa> isa = IsaOf(packet.payload.mode.bits.exec);
+          const std::optional<Isa> isa = ExecIsa(packet.payload.mode.bits.exec);
           if (!isa) return state;
           state.isa = *isa;
           state.has_isa = true;
@@ -89,18 +95,12 @@ PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
           return state;  // inside a transaction
         }
         break;
-      case ppt_pad:
-      case ppt_tsc:
-      case ppt_tma:
-      case ppt_cbr:
-      case ppt_mtc:
-      case ppt_cyc:
       case ppt_pip:  // the address space (one image per buffer here)
       case ppt_vmcs:
-      case ppt_mnt:
         break;
       default:
-        return state;
+        if (!IsFlowNeutral(packet.type)) return state;
+        break;
     }
   }
 }
@@ -292,32 +292,22 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
       case ppt_mode:
         if (packet.payload.mode.leaf == pt_mol_exec && !enabled_) {
           // Applies from the TIP.PGE that follows.
-          const std::optional<Isa> isa = IsaOf(packet.payload.mode.bits.exec);
+          const std::optional<Isa> isa = ExecIsa(packet.payload.mode.bits.exec);
           ok = isa.has_value();
           if (ok) isa_ = *isa;
         } else {
           ok = false;
         }
         break;
-      case ppt_pad:
-      case ppt_tsc:
-      case ppt_tma:
-      case ppt_cbr:
-      case ppt_mtc:
-      case ppt_cyc:
-      case ppt_mnt:
-        break;
       default:
-        ok = false;  // OVF, PIP, TSX, PTW, power events, PSB, ...
+        // OVF, PIP, TSX, PTW, power events, PSB, ... are libipt's.
+        ok = IsFlowNeutral(packet.type);
         break;
     }
     // A FUP binds to the TIP or TIP.PGD right after it (timing packets may
     // come between); anything else with it (TSX, PTWRITE, MWAIT, ...) is
     // libipt's.
-    if (fup && packet.type != ppt_fup && packet.type != ppt_pad &&
-        packet.type != ppt_tsc && packet.type != ppt_tma &&
-        packet.type != ppt_cbr && packet.type != ppt_mtc &&
-        packet.type != ppt_cyc && packet.type != ppt_mnt) {
+    if (fup && packet.type != ppt_fup && !IsFlowNeutral(packet.type)) {
       ok = false;
     }
     if (!ok) return std::nullopt;

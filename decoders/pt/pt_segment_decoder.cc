@@ -6,34 +6,13 @@
 
 #include "absl/strings/str_format.h"
 #include "decoders/pt/pt_events.h"
+#include "decoders/pt/pt_flow.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_sync.h"
 #include "decoders/pt/pt_trace_buffer.h"
 
 namespace hwt::pt {
 namespace {
-
-// libipt follows direct jumps and calls without reading trace, so a flow
-// that comes back to the same code without needing a packet (a jump to
-// itself, a cycle of direct branches) would return blocks forever. No real
-// flow runs this many blocks or instructions without reading a single
-// packet: every conditional branch, return, indirect branch and far
-// transfer needs one. Past either limit the flow is reported as looping.
-constexpr uint64_t kMaxBlocksWithoutTrace = uint64_t{1} << 16;
-constexpr uint64_t kMaxInsnsWithoutTrace = uint64_t{1} << 22;
-
-Isa IsaOf(enum pt_exec_mode mode) {
-  switch (mode) {
-    case ptem_16bit:
-      return Isa::kX86_16;
-    case ptem_32bit:
-      return Isa::kX86_32;
-    case ptem_64bit:
-      return Isa::kX86_64;
-    default:
-      return Isa::kUnknown;
-  }
-}
 
 // What went wrong, in words, for a libipt error during block decoding.
 const char* ErrorWhat(int code) {
