@@ -117,18 +117,8 @@ INSTANTIATE_TEST_SUITE_P(Synthetic, ParallelTest,
 TEST(ParallelDecodingTest, CorruptTraceGivesTheSameErrors) {
   auto dir = TempDir::Create("hwt-pt-parallel");
   ASSERT_TRUE(dir.ok());
-  SyntheticCaptureOptions options;
-  options.instructions = 1'000'000;
-  options.encoder.psb_period = 512;
-  auto synthetic = recorder::WriteSyntheticCapture(dir->path(), options);
+  auto synthetic = testing::WriteCorruptSyntheticCapture(dir->path());
   ASSERT_TRUE(synthetic.ok()) << synthetic.status();
-  auto trace = ReadFileToString(synthetic->trace_path);
-  ASSERT_TRUE(trace.ok());
-  std::string bytes = *trace;
-  for (size_t at = 3000; at + 64 < bytes.size(); at += 9973) {
-    for (size_t i = 0; i < 24; ++i) bytes[at + i] = static_cast<char>(0xd5);
-  }
-  ASSERT_TRUE(WriteFileAtomically(synthetic->trace_path, bytes).ok());
   Decoded sequential;
   Decode(*synthetic->capture, synthetic->timeline, PtDecoderOptions(),
          &sequential);
@@ -141,35 +131,7 @@ TEST(ParallelDecodingTest, CorruptTraceGivesTheSameErrors) {
 TEST(ParallelDecodingTest, BuffersAndChunks) {
   auto dir = TempDir::Create("hwt-pt-parallel");
   ASSERT_TRUE(dir.ok());
-  std::vector<std::vector<uint8_t>> traces;
-  std::string code;
-  uint64_t base = 0;
-  for (int b = 0; b < 3; ++b) {
-    SyntheticCaptureOptions options;
-    options.instructions = 300'000 * (b + 1);
-    options.execution_seed = 10 + b;
-    options.encoder.psb_period = 1024;
-    auto synthetic = recorder::WriteSyntheticCapture(
-        absl::StrFormat("%s", dir->path()), options);
-    ASSERT_TRUE(synthetic.ok()) << synthetic.status();
-    auto bytes = ReadFileToString(synthetic->trace_path);
-    ASSERT_TRUE(bytes.ok());
-    traces.emplace_back(bytes->begin(), bytes->end());
-    code = synthetic->program->code();
-    base = synthetic->program->base();
-  }
-  testing::TestCaptureOptions capture_options;
-  // The same chunk layout in every buffer: the trace cut in four, with data
-  // lost before the third chunk (every size fits the smallest trace).
-  const uint64_t quarter = traces[0].size() / 4;
-  capture_options.chunks = {
-      {0, quarter, false},
-      {quarter, quarter, false},
-      {2 * quarter, quarter, true},
-      {3 * quarter, traces[0].size() - 3 * quarter, false}};
-  auto test = testing::MakeTestCaptureBuffers(
-      traces, {{base, std::vector<uint8_t>(code.begin(), code.end())}},
-      capture_options);
+  auto test = testing::MakeChunkedBuffersCapture(dir->path());
   ASSERT_TRUE(test.ok()) << test.status();
   ExpectParallelEqualsSequential(*test->capture, test->timeline, 2000);
 }

@@ -2,6 +2,8 @@
 // pt_synthetic_configs.h.
 #include "decoders/pt/pt_synthetic_configs.h"
 
+#include "base/file_util.h"
+#include "base/status_macros.h"
 #include "gtest/gtest.h"
 
 namespace hwt::pt::testing {
@@ -41,6 +43,53 @@ std::vector<SyntheticConfig> SyntheticConfigs() {
   o.encoder.return_compression = false;
   configs.push_back({"no_retcomp_no_syscalls", o, 8192});
   return configs;
+}
+
+absl::StatusOr<recorder::SyntheticCapture> WriteCorruptSyntheticCapture(
+    const std::string& dir) {
+  recorder::SyntheticCaptureOptions options;
+  options.instructions = 1'000'000;
+  options.encoder.psb_period = 512;
+  HWT_ASSIGN_OR_RETURN(recorder::SyntheticCapture synthetic,
+                       recorder::WriteSyntheticCapture(dir, options));
+  HWT_ASSIGN_OR_RETURN(std::string bytes,
+                       ReadFileToString(synthetic.trace_path));
+  for (size_t at = 3000; at + 64 < bytes.size(); at += 9973) {
+    for (size_t i = 0; i < 24; ++i) bytes[at + i] = static_cast<char>(0xd5);
+  }
+  HWT_RETURN_IF_ERROR(WriteFileAtomically(synthetic.trace_path, bytes));
+  return synthetic;
+}
+
+absl::StatusOr<TestCapture> MakeChunkedBuffersCapture(const std::string& dir) {
+  std::vector<std::vector<uint8_t>> traces;
+  std::string code;
+  uint64_t base = 0;
+  for (int b = 0; b < 3; ++b) {
+    recorder::SyntheticCaptureOptions options;
+    options.instructions = 300'000 * (b + 1);
+    options.execution_seed = 10 + b;
+    options.encoder.psb_period = 1024;
+    HWT_ASSIGN_OR_RETURN(recorder::SyntheticCapture synthetic,
+                         recorder::WriteSyntheticCapture(dir, options));
+    HWT_ASSIGN_OR_RETURN(std::string bytes,
+                         ReadFileToString(synthetic.trace_path));
+    traces.emplace_back(bytes.begin(), bytes.end());
+    code = synthetic.program->code();
+    base = synthetic.program->base();
+  }
+  TestCaptureOptions capture_options;
+  // The same chunk layout in every buffer: the trace cut in four, with data
+  // lost before the third chunk (every size fits the smallest trace).
+  const uint64_t quarter = traces[0].size() / 4;
+  capture_options.chunks = {
+      {0, quarter, false},
+      {quarter, quarter, false},
+      {2 * quarter, quarter, true},
+      {3 * quarter, traces[0].size() - 3 * quarter, false}};
+  return MakeTestCaptureBuffers(
+      traces, {{base, std::vector<uint8_t>(code.begin(), code.end())}},
+      capture_options);
 }
 
 void ExpectSameStats(const StreamStats& a, const StreamStats& b, bool blocks) {

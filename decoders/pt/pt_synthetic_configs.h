@@ -7,9 +7,12 @@
 
 #include <cstddef>
 #include <ostream>
+#include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "decoders/decoder.h"
+#include "decoders/pt/pt_test_util.h"
 #include "recorder/synthetic_capture.h"
 
 namespace hwt::pt::testing {
@@ -26,6 +29,16 @@ inline void PrintTo(const SyntheticConfig& config, std::ostream* os) {
 // Thousands of PSBs; recursion deeper than the return-compression stack;
 // long TNT; timing packets; overflows; no return compression.
 std::vector<SyntheticConfig> SyntheticConfigs();
+
+// A 1,000,000-instruction synthetic trace (PSB every 512 bytes) written to
+// `dir`, with 24 bytes of 0xd5 every 9,973 bytes from offset 3,000.
+absl::StatusOr<recorder::SyntheticCapture> WriteCorruptSyntheticCapture(
+    const std::string& dir);
+
+// Three synthetic traces of 300k, 600k and 900k instructions as three
+// buffers, each cut in four chunks with data lost before the third; the
+// capture's files live in its own directory. `dir` holds the traces.
+absl::StatusOr<TestCapture> MakeChunkedBuffersCapture(const std::string& dir);
 
 // Every field equal; blocks too when `blocks`.
 void ExpectSameStats(const StreamStats& actual, const StreamStats& expected,
