@@ -17,7 +17,7 @@
 #include "analysis/profile.h"
 #include "analysis/profile_text.h"
 #include "analysis/testing/event_script.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gtest/gtest.h"
 
 namespace hwt::analysis {

@@ -10,9 +10,9 @@
 #include "base/status_macros.h"
 #include "decoders/progress_sink.h"
 #include "decoders/pt/pt_decoder.h"
-#include "report/symbol_names.h"
-#include "report/symbolized_profile.h"
-#include "report/symbolizer_symbols.h"
+#include "report/common/symbol_names.h"
+#include "report/profile/symbolized_profile.h"
+#include "report/profile/symbolizer_symbols.h"
 
 namespace hwt::bench {
 

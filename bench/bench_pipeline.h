@@ -19,7 +19,7 @@
 #include "capture/capture.h"
 #include "decoders/decoder.h"
 #include "recorder/synthetic_capture.h"
-#include "report/folded.h"
+#include "report/profile/folded.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::bench {

@@ -37,7 +37,8 @@
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "recorder/synthetic_capture.h"
-#include "report/symbol_names.h"
+#include "report/common/symbol_names.h"
+#include "report/common/symbolizer_resolver.h"
 
 extern char** environ;
 
@@ -376,7 +377,8 @@ void RunCapture(const Settings& settings, const std::string& path) {
   input.name = path;
   input.capture = capture->get();
   input.timeline = &*timeline;
-  input.resolver = symbols->get();
+  report::SymbolizerResolver resolver(**symbols);
+  input.resolver = &resolver;
   input.namer = MakeNamer(symbols->get(), *timeline);
   RunPtCases(settings, input);
 }

@@ -10,14 +10,15 @@
 #include "analysis/capture_profile.h"
 #include "analysis/profile_text.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "bench/bench_pipeline.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/pt/pt_seam.h"
 #include "gtest/gtest.h"
 #include "recorder/synthetic_capture.h"
-#include "report/symbol_names.h"
+#include "report/common/symbol_names.h"
+#include "report/common/symbolizer_resolver.h"
 
 namespace hwt::bench {
 namespace {
@@ -107,8 +108,9 @@ TEST(ParallelFoldedTest, CountedCaptureMatchesTruthInOneSegment) {
   auto symbols = report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
   ASSERT_TRUE(symbols.ok()) << symbols.status();
   const report::FrameNamer namer = MakeNamer(symbols->get(), *timeline);
+  report::SymbolizerResolver resolver(**symbols);
   const std::string folded =
-      ExpectParallelSame(**capture, *timeline, **symbols, namer, 0);
+      ExpectParallelSame(**capture, *timeline, resolver, namer, 0);
   auto truth = ReadFileToString(dir + "/truth/folded.txt");
   ASSERT_TRUE(truth.ok()) << truth.status();
   EXPECT_EQ(folded, *truth);
@@ -130,8 +132,9 @@ TEST(ParallelFoldedTest, CoreSightSnapshotsMatchSequential) {
     auto symbols =
         report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
     ASSERT_TRUE(symbols.ok()) << symbols.status();
+    report::SymbolizerResolver resolver(**symbols);
     const std::string folded =
-        ExpectParallelSame(**capture, *timeline, **symbols,
+        ExpectParallelSame(**capture, *timeline, resolver,
                            MakeNamer(symbols->get(), *timeline), 0);
     EXPECT_FALSE(folded.empty());
   }

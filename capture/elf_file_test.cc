@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gtest/gtest.h"
 
 namespace hwt::capture {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "capture/manifest_test_util.h"
+#include "capture/testing/manifest_samples.h"
 #include "gtest/gtest.h"
 
 namespace hwt::capture {

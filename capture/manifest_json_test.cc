@@ -14,8 +14,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_util.h"
-#include "base/testing.h"
-#include "capture/manifest_test_util.h"
+#include "base/testing/test_env.h"
+#include "capture/testing/manifest_samples.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

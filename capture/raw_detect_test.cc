@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

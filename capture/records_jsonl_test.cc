@@ -2,7 +2,7 @@
 // hand-written line format, and errors that carry the line number.
 #include "capture/records_jsonl.h"
 
-#include "capture/manifest_test_util.h"
+#include "capture/testing/manifest_samples.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,23 +1,112 @@
-# Small helpers so that every folder declares libraries and tests the same way.
+# Small helpers so that every folder declares libraries and tests the same
+# way, and so that the build enforces the layers of cmake/layers.txt: a
+# library compiles against an include root that holds only the folders its
+# layer may use, so an #include that goes up a layer does not compile.
+
+# Reads cmake/layers.txt into HWT_LAYER_USES_<folder>, and its known
+# exceptions ("except FILE FOLDER") into HWT_LAYER_EXCEPTIONS (as
+# "layer>folder" pairs a library may link).
+file(STRINGS ${PROJECT_SOURCE_DIR}/cmake/layers.txt _hwt_layer_lines
+     REGEX "^[a-z]+:")
+file(STRINGS ${PROJECT_SOURCE_DIR}/cmake/layers.txt _hwt_exception_lines
+     REGEX "^except ")
+set(HWT_LAYER_EXCEPTIONS "")
+foreach(line IN LISTS _hwt_exception_lines)
+  string(REGEX MATCH "^except ([a-z]+)/[^ ]* ([a-z]+)" _ "${line}")
+  list(APPEND HWT_LAYER_EXCEPTIONS "${CMAKE_MATCH_1}>${CMAKE_MATCH_2}")
+endforeach()
+set(HWT_LAYERS "")
+foreach(line IN LISTS _hwt_layer_lines)
+  string(REGEX MATCH "^([a-z]+):(.*)$" _ "${line}")
+  set(folder ${CMAKE_MATCH_1})
+  string(STRIP "${CMAKE_MATCH_2}" uses)
+  string(REPLACE " " ";" uses "${uses}")
+  list(APPEND HWT_LAYERS ${folder})
+  set(HWT_LAYER_USES_${folder} ${uses})
+endforeach()
+
+# The top folder of the current source directory (its layer).
+function(hwt_current_layer out)
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "/.*" "" top "${rel}")
+  set(${out} ${top} PARENT_SCOPE)
+endfunction()
+
+# The include root of `layer`: a directory of links to the folders it may
+# use (the repository root itself for "*" layers).
+function(hwt_layer_include_root layer out)
+  set(uses ${HWT_LAYER_USES_${layer}})
+  if(NOT layer IN_LIST HWT_LAYERS)
+    message(FATAL_ERROR "folder '${layer}' is not in cmake/layers.txt")
+  endif()
+  if("*" IN_LIST uses)
+    set(${out} ${PROJECT_SOURCE_DIR} PARENT_SCOPE)
+    return()
+  endif()
+  set(root ${PROJECT_BINARY_DIR}/layers/${layer})
+  foreach(folder ${layer} ${uses})
+    if(NOT EXISTS ${root}/${folder})
+      file(MAKE_DIRECTORY ${root})
+      file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${folder} ${root}/${folder}
+           SYMBOLIC)
+    endif()
+  endforeach()
+  set(${out} ${root} PARENT_SCOPE)
+endfunction()
 
 # hwt_library(NAME SRCS a.cc b.cc DEPS x y)
 function(hwt_library name)
   cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SRCS})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  hwt_current_layer(layer)
+  hwt_layer_include_root(${layer} root)
+  target_include_directories(${name} PUBLIC ${root})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  set_property(TARGET ${name} PROPERTY HWT_LAYER ${layer})
+  set_property(GLOBAL APPEND PROPERTY HWT_LIBRARIES ${name})
+endfunction()
+
+# Called once at the end of the top-level CMakeLists: every hwt_ library
+# links only hwt_ libraries of the layers it may use.
+function(hwt_check_library_layers)
+  get_property(libraries GLOBAL PROPERTY HWT_LIBRARIES)
+  foreach(name IN LISTS libraries)
+    get_property(layer TARGET ${name} PROPERTY HWT_LAYER)
+    set(uses ${HWT_LAYER_USES_${layer}})
+    if("*" IN_LIST uses)
+      continue()
+    endif()
+    get_property(deps TARGET ${name} PROPERTY INTERFACE_LINK_LIBRARIES)
+    foreach(dep IN LISTS deps)
+      if(NOT TARGET ${dep})
+        continue()
+      endif()
+      get_property(dep_layer TARGET ${dep} PROPERTY HWT_LAYER)
+      if(dep_layer AND NOT dep_layer STREQUAL layer
+         AND NOT dep_layer IN_LIST uses
+         AND NOT "${layer}>${dep_layer}" IN_LIST HWT_LAYER_EXCEPTIONS)
+        message(FATAL_ERROR "${name} (${layer}/) links ${dep} (${dep_layer}/): "
+                "${layer}/ may use only: ${uses} (cmake/layers.txt)")
+      endif()
+    endforeach()
+  endforeach()
 endfunction()
 
 # hwt_test(NAME SRCS a_test.cc DEPS lib)
 # Tests find the repository root through HWT_SOURCE_DIR and the shared corpus
 # through HWT_CORPUS_DIR (../shared/corpus unless the environment overrides it).
+# A test beside a library compiles against its folder's include root, so it
+# keeps to the same layers as the code it tests.
 function(hwt_test name)
   if(NOT HWT_BUILD_TESTS)
     return()
   endif()
   cmake_parse_arguments(ARG "" "TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SRCS})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} hwt_testing GTest::gmock GTest::gtest_main)
+  hwt_current_layer(layer)
+  hwt_layer_include_root(${layer} root)
+  target_include_directories(${name} PRIVATE ${root})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} hwt_base_testing GTest::gmock GTest::gtest_main)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()

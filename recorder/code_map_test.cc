@@ -6,7 +6,7 @@
 #include "capture/elf_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "recorder/test_programs.h"
+#include "recorder/testing/test_programs.h"
 
 namespace hwt::recorder {
 namespace {

@@ -13,7 +13,7 @@
 #include "recorder/code_map.h"
 #include "recorder/ground_truth.h"
 #include "recorder/ptrace_recorder.h"
-#include "recorder/test_programs.h"
+#include "recorder/testing/test_programs.h"
 #include "recorder/valgrind_probe.h"
 #include "recorder/valgrind_recorder.h"
 

@@ -20,7 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "recorder/ptrace_recorder.h"
-#include "recorder/test_programs.h"
+#include "recorder/testing/test_programs.h"
 
 namespace hwt::recorder {
 namespace {

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "recorder/code_map.h"
 #include "recorder/ground_truth.h"
-#include "recorder/test_programs.h"
+#include "recorder/testing/test_programs.h"
 #include "recorder/valgrind_probe.h"
 
 namespace hwt::recorder {

@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${1:-out/demo-flame.svg}
 scripts/setup.sh
-scripts/build.sh release
+scripts/build.sh release hwt-report hwt-decode
 mkdir -p "$(dirname "$out")"
 build/release/tools/hwt-report --flame="$out" testdata/demo.hwt
 build/release/tools/hwt-decode --stats testdata/demo.hwt

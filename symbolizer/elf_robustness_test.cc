@@ -13,8 +13,8 @@
 #include "gtest/gtest.h"
 #include "symbolizer/probe.h"
 #include "symbolizer/symbolizer.h"
-#include "symbolizer/test_programs.h"
-#include "symbolizer/test_util.h"
+#include "symbolizer/testing/binutils_truth.h"
+#include "symbolizer/testing/test_programs.h"
 
 namespace hwt::symbolizer {
 namespace {

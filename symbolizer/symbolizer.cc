@@ -285,13 +285,6 @@ std::unique_ptr<Symbolizer> Symbolizer::Create(SymbolizerOptions options) {
   return std::make_unique<SymbolizerImpl>(std::move(options));
 }
 
-std::optional<analysis::FunctionRange> Symbolizer::FunctionAt(uint32_t image,
-                                                              uint64_t vaddr) {
-  const FunctionSymbol* f = FunctionFor(image, vaddr);
-  if (f == nullptr) return std::nullopt;
-  return analysis::FunctionRange{f->start, f->start + f->size};
-}
-
 std::string UnknownFunctionName(const std::string& display_path,
                                 uint64_t vaddr) {
   const size_t slash = display_path.find_last_of('/');

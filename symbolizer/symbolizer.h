@@ -23,7 +23,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "analysis/function_resolver.h"
 
 namespace hwt::symbolizer {
 
@@ -108,10 +107,10 @@ enum class NameMatch {
   kRegex,  // POSIX extended regex found anywhere in name or raw_name
 };
 
-class Symbolizer : public analysis::FunctionResolver {
+class Symbolizer {
  public:
   static std::unique_ptr<Symbolizer> Create(SymbolizerOptions options);
-  ~Symbolizer() override = default;
+  virtual ~Symbolizer() = default;
 
   // Registers an image under `image_id` (the address-space timeline's index).
   // `file` empty or not existing = image missing: its addresses print as
@@ -154,10 +153,6 @@ class Symbolizer : public analysis::FunctionResolver {
   // image, range not fully backed by the file.
   virtual absl::StatusOr<std::vector<uint8_t>> ReadCode(
       uint32_t image_id, uint64_t vaddr, uint64_t size) const = 0;
-
-  // analysis::FunctionResolver: FunctionFor()'s [start, start + size).
-  std::optional<analysis::FunctionRange> FunctionAt(uint32_t image,
-                                                    uint64_t vaddr) override;
 
   static constexpr uint32_t kNoImage = 0xffffffffu;
 };

@@ -15,8 +15,8 @@
 #include "base/file_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "symbolizer/test_programs.h"
-#include "symbolizer/test_util.h"
+#include "symbolizer/testing/binutils_truth.h"
+#include "symbolizer/testing/test_programs.h"
 
 namespace hwt::symbolizer {
 namespace {
@@ -182,11 +182,11 @@ TEST(FunctionRuleTest, HandCheckedCases) {
   EXPECT_EQ(name_at(outer + 6), "inner_fn");
   EXPECT_EQ(name_at(outer + 7), "outer_fn");
   EXPECT_EQ(name_at(outer + 12), "outer_fn");
-  // FunctionAt reports the whole of outer_fn even between its pieces.
-  auto range = symbolizer->FunctionAt(1, outer + 7);
-  ASSERT_TRUE(range.has_value());
+  // FunctionFor reports the whole of outer_fn even between its pieces.
+  const FunctionSymbol* range = symbolizer->FunctionFor(1, outer + 7);
+  ASSERT_NE(range, nullptr);
   EXPECT_EQ(range->start, outer);
-  EXPECT_EQ(range->end, outer + 13);
+  EXPECT_EQ(range->start + range->size, outer + 13);
   // Same start: big_same (5 bytes) beats small_same (2 bytes) everywhere.
   const uint64_t same = SymbolValue(prog, "big_same");
   for (uint64_t a = same; a < same + 5; ++a) EXPECT_EQ(name_at(a), "big_same");
@@ -613,7 +613,6 @@ TEST(SymbolizerTest, UnknownAddressesAndMissingImages) {
   EXPECT_THAT(symbolizer->GetImageInfo(2)->missing_reason,
               HasSubstr("does-not-exist"));
   EXPECT_EQ(symbolizer->FunctionFor(1, 0x4f0), nullptr);
-  EXPECT_FALSE(symbolizer->FunctionAt(1, 0x4f0).has_value());
   // Far outside the loaded image's code.
   EXPECT_EQ(symbolizer->Symbolize(0, 0x7fff0000)[0].function,
             "[inline_prog+0x7fff0000]");

@@ -13,11 +13,11 @@
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/listing.h"
 #include "decoders/spe/midr.h"
-#include "report/decode_listing.h"
-#include "report/decode_stats.h"
-#include "report/packet_listing.h"
-#include "report/spe_stats_report.h"
-#include "report/symbol_names.h"
+#include "report/common/symbol_names.h"
+#include "report/listing/decode_listing.h"
+#include "report/listing/decode_stats.h"
+#include "report/listing/packet_listing.h"
+#include "report/spe/spe_stats_report.h"
 #include "tools/tool_common.h"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

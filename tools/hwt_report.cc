@@ -21,24 +21,25 @@
 #include "base/file_util.h"
 #include "base/output.h"
 #include "base/progress.h"
-#include "report/annotate.h"
-#include "report/call_timeline.h"
-#include "report/callgraph_dot.h"
-#include "report/callgraph_text.h"
-#include "report/decode_stats.h"
-#include "report/flame_svg.h"
-#include "report/folded.h"
-#include "report/hot_report.h"
-#include "report/profile_filter.h"
-#include "report/report_support.h"
-#include "report/spe_report.h"
-#include "report/spe_symbolizer_source.h"
-#include "report/speedscope.h"
-#include "report/symbol_names.h"
-#include "report/symbolized_profile.h"
-#include "report/symbolizer_symbols.h"
-#include "report/text_util.h"
-#include "report/top_table.h"
+#include "report/common/symbol_names.h"
+#include "report/common/symbolizer_resolver.h"
+#include "report/common/text_util.h"
+#include "report/listing/decode_stats.h"
+#include "report/profile/annotate.h"
+#include "report/profile/call_timeline.h"
+#include "report/profile/callgraph_dot.h"
+#include "report/profile/callgraph_text.h"
+#include "report/profile/flame_svg.h"
+#include "report/profile/folded.h"
+#include "report/profile/hot_report.h"
+#include "report/profile/profile_filter.h"
+#include "report/profile/report_support.h"
+#include "report/profile/speedscope.h"
+#include "report/profile/symbolized_profile.h"
+#include "report/profile/symbolizer_symbols.h"
+#include "report/profile/top_table.h"
+#include "report/spe/spe_report.h"
+#include "report/spe/spe_symbolizer_source.h"
 #include "symbolizer/symbolizer.h"
 #include "tools/tool_common.h"
 
@@ -172,8 +173,9 @@ int RunSpe(const Options& options, double min_width_px,
         "SPE captures have samples, not control flow: only the SPE report "
         "(text or --format json), --folded, --flame and --top N apply");
   }
+  report::SymbolizerResolver resolver(symbolizer);
   auto result =
-      analysis::ProfileSpeCapture(*input.capture, input.timeline, &symbolizer);
+      analysis::ProfileSpeCapture(*input.capture, input.timeline, &resolver);
   if (!result.ok()) return hwt::tools::Fail(kTool, result.status());
   report::SymbolizerSymbolSource symbols(&symbolizer);
   report::SpeReportOptions spe_options;
@@ -309,8 +311,9 @@ int Run(const Options& options) {
         std::make_unique<report::CallTimelineRecorder>(options.max_events);
     profile_options.observer = recorder.get();
   }
+  report::SymbolizerResolver resolver(*symbolizer);
   auto profiled = analysis::ProfileCapture(*input->capture, input->timeline,
-                                           *symbolizer, profile_options);
+                                           resolver, profile_options);
   progress.Finish();
   if (!profiled.ok()) return hwt::tools::Fail(kTool, profiled.status());
   const analysis::Profile& profile = profiled->profile;

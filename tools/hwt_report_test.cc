@@ -22,7 +22,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "decoders/spe/encoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

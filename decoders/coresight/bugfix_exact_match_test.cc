@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "capture/opencsd_snapshot.h"
 #include "decoders/coresight/instr_range.h"
-#include "decoders/coresight/test_util.h"
+#include "decoders/coresight/testing/snapshot_decode.h"
 #include "gtest/gtest.h"
 
 namespace hwt::coresight {

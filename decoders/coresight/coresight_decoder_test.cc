@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "capture/opencsd_snapshot.h"
 #include "decoders/coresight/instr_range.h"
-#include "decoders/coresight/test_util.h"
+#include "decoders/coresight/testing/snapshot_decode.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

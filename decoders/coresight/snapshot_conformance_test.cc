@@ -11,9 +11,9 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "decoders/coresight/instr_range.h"
-#include "decoders/coresight/test_util.h"
+#include "decoders/coresight/testing/snapshot_decode.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "decoders/insn_walker.h"
 #include "decoders/memory_image.h"
 #include "decoders/pt/pt_events.h"
-#include "decoders/pt/pt_test_util.h"
+#include "decoders/pt/testing/pt_streams.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "decoders/pt/pt_test_util.h"
+#include "decoders/pt/testing/pt_streams.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

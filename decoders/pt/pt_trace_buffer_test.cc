@@ -14,7 +14,7 @@
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_packet_lister.h"
 #include "decoders/pt/pt_sync.h"
-#include "decoders/pt/pt_test_util.h"
+#include "decoders/pt/testing/pt_streams.h"
 #include "gtest/gtest.h"
 
 namespace hwt::pt {

@@ -14,12 +14,12 @@
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/hex_dump.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/events.h"
 #include "decoders/spe/listing.h"
 #include "decoders/spe/scanner.h"
-#include "decoders/spe/test_util.h"
+#include "decoders/spe/testing/spe_decode.h"
 #include "gtest/gtest.h"
 
 namespace hwt::spe {

@@ -7,7 +7,7 @@
 
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/encoder.h"
-#include "decoders/spe/test_util.h"
+#include "decoders/spe/testing/spe_decode.h"
 #include "gtest/gtest.h"
 
 namespace hwt::spe {

@@ -9,7 +9,7 @@
 #include "decoders/spe/encoder.h"
 #include "decoders/spe/listing.h"
 #include "decoders/spe/scanner.h"
-#include "decoders/spe/test_util.h"
+#include "decoders/spe/testing/spe_decode.h"
 #include "gtest/gtest.h"
 
 namespace hwt::spe {

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gtest/gtest.h"
 #include "recorder/ground_truth.h"
-#include "tests/e2e/e2e_util.h"
+#include "tests/e2e/testing/e2e_pipeline.h"
 
 namespace hwt::e2e {
 namespace {

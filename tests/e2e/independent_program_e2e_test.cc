@@ -20,12 +20,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "recorder/emulate.h"
-#include "recorder/test_programs.h"
-#include "tests/e2e/e2e_util.h"
+#include "recorder/testing/test_programs.h"
+#include "tests/e2e/testing/e2e_pipeline.h"
 
 namespace hwt::e2e {
 namespace {

@@ -2,8 +2,8 @@
 // threads is left out: the ptrace recorder refuses threads): each is run
 // once under the ptrace recorder and written as a PT capture bundle by
 // RecordCapture, then decoded (CreateDecoder + InsnWalker) and profiled
-// (ProfileCapture + Symbolizer + report/folded.h) the way the tools do. The
-// decoded instruction sequence must equal the recorded one exactly, and the
+// (ProfileCapture + Symbolizer + report/profile/folded.h) the way the tools do.
+// The decoded instruction sequence must equal the recorded one exactly, and the
 // folded stacks, per-function counts and call edges must equal truth/ byte
 // for byte. The same run is then encoded again (replayed, not re-run) with
 // return compression off, with timing packets, with a small PSB period, and
@@ -24,7 +24,7 @@
 #include "decoders/event.h"
 #include "gtest/gtest.h"
 #include "recorder/ground_truth.h"
-#include "tests/e2e/e2e_util.h"
+#include "tests/e2e/testing/e2e_pipeline.h"
 
 namespace hwt::e2e {
 namespace {

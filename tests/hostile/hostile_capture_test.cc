@@ -12,14 +12,14 @@
 
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "capture/address_space.h"
 #include "capture/bundle_writer.h"
 #include "capture/capture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/hostile/hostile_util.h"
+#include "tests/hostile/testing/hostile_inputs.h"
 
 namespace hwt::hostile {
 namespace {

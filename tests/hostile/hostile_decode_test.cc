@@ -13,14 +13,14 @@
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
 #include "base/hex_dump.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "capture/address_space.h"
 #include "capture/elf_file.h"
-#include "decoders/pt/pt_test_util.h"
+#include "decoders/pt/testing/pt_streams.h"
 #include "decoders/spe/decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/hostile/hostile_util.h"
+#include "tests/hostile/testing/hostile_inputs.h"
 
 namespace hwt::hostile {
 namespace {

@@ -19,11 +19,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/file_util.h"
-#include "base/testing.h"
+#include "base/testing/test_env.h"
 #include "capture/capture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/hostile/hostile_util.h"
+#include "tests/hostile/testing/hostile_inputs.h"
 
 #ifndef HWT_TEST_PROGRAMS_DIR
 #error "HWT_TEST_PROGRAMS_DIR must point at the built testdata/programs"

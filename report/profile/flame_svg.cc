@@ -1,0 +1,282 @@
+// Flame graph SVG rendering; see flame_svg.h.
+#include "report/profile/flame_svg.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "report/common/text_util.h"
+#include "report/profile/flame_svg_assets.h"
+
+namespace hwt::report {
+namespace {
+
+// Average glyph width of the font in ems (DejaVu Sans / Verdana).
+constexpr double kFontWidth = 0.59;
+
+// FNV-1a of the name, as three independent fractions in [0, 1).
+void NameHash(const std::string& name, double* a, double* b, double* c) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : name) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  *a = static_cast<double>(h & 0xffff) / 65536.0;
+  *b = static_cast<double>((h >> 16) & 0xffff) / 65536.0;
+  *c = static_cast<double>((h >> 32) & 0xffff) / 65536.0;
+}
+
+std::string Hsl(double h, double s, double l) {
+  // HSL -> RGB.
+  const double c = (1 - std::fabs(2 * l - 1)) * s;
+  const double hp = std::fmod(h, 360.0) / 60.0;
+  const double x = c * (1 - std::fabs(std::fmod(hp, 2.0) - 1));
+  double r = 0, g = 0, b = 0;
+  if (hp < 1) {
+    r = c, g = x;
+  } else if (hp < 2) {
+    r = x, g = c;
+  } else if (hp < 3) {
+    g = c, b = x;
+  } else if (hp < 4) {
+    g = x, b = c;
+  } else if (hp < 5) {
+    r = x, b = c;
+  } else {
+    r = c, b = x;
+  }
+  const double m = l - c / 2;
+  auto byte = [&](double v) {
+    return std::clamp(static_cast<int>(std::lround((v + m) * 255)), 0, 255);
+  };
+  return absl::StrFormat("rgb(%d,%d,%d)", byte(r), byte(g), byte(b));
+}
+
+struct Palette {
+  double hue;     // base hue
+  double spread;  // hue range from the base
+  double sat;
+  double light;
+};
+
+Palette PaletteOf(FrameCategory category) {
+  switch (category) {
+    case FrameCategory::kUser:
+      return {2, 38, 0.78, 0.60};  // red to orange: the classic flame
+    case FrameCategory::kLibc:
+      return {78, 40, 0.55, 0.55};  // yellow-green to green
+    case FrameCategory::kLoader:
+      return {262, 30, 0.45, 0.70};  // lavender
+    case FrameCategory::kLibrary:
+      return {168, 22, 0.50, 0.55};  // teal
+    case FrameCategory::kKernel:
+      return {205, 25, 0.60, 0.66};  // blue
+    case FrameCategory::kUnknown:
+      return {0, 0, 0.0, 0.72};  // grey
+    case FrameCategory::kGap:
+      return {0, 0, 0.0, 0.55};
+  }
+  return {0, 0, 0, 0.7};
+}
+
+std::string Label(const std::string& name, double width, int font_size) {
+  const int chars =
+      static_cast<int>(std::floor((width - 6) / (font_size * kFontWidth)));
+  if (chars < 3) return "";
+  if (static_cast<int>(name.size()) <= chars) return name;
+  return name.substr(0, chars - 2) + "..";
+}
+
+}  // namespace
+
+std::string FrameColor(const NamedFrame& frame) {
+  const Palette p = PaletteOf(frame.category);
+  double a, b, c;
+  NameHash(frame.name, &a, &b, &c);
+  double light = p.light + (b - 0.5) * 0.12;
+  double sat = p.sat == 0 ? 0 : std::clamp(p.sat + (c - 0.5) * 0.2, 0.0, 1.0);
+  if (frame.inlined) light = std::min(0.86, light + 0.12);
+  return Hsl(p.hue + a * p.spread, sat, light);
+}
+
+std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
+                           const FlameOptions& options) {
+  const int fh = options.frame_height;
+  const int fs = options.font_size;
+  const double xpad = 10;
+  const double width = options.width - 2 * xpad;
+  const uint64_t total = tree.total();
+  const double scale = options.scale;
+
+  // Frames wide enough to draw, with their first count (x offset).
+  struct Drawn {
+    uint32_t node;
+    uint64_t start;
+  };
+  std::vector<Drawn> drawn;
+  std::set<FrameCategory> categories;
+  uint32_t max_depth = 0;
+  // Stacks cut by gaps below each node (its [gap] leaves).
+  std::vector<uint64_t> cut(tree.nodes.size(), 0);
+  for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
+    cut[tree.nodes[i].parent] += tree.nodes[i].gaps;
+  }
+  if (total > 0) {
+    std::vector<uint64_t> next(tree.nodes.size(), 0);  // next child's start
+    std::vector<uint64_t> start(tree.nodes.size(), 0);
+    for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
+      const NamedTree::Node& n = tree.nodes[i];
+      if (i != 0) {
+        start[i] = next[n.parent];
+        next[n.parent] += n.total;
+      }
+      next[i] = start[i];
+      const double w = static_cast<double>(n.total) / total * width;
+      if (n.total == 0 || w < options.min_width) continue;
+      if (i != 0) {
+        const NamedFrame& f = frames[n.frame];
+        if (f.category == FrameCategory::kGap) continue;
+        categories.insert(f.category);
+      }
+      drawn.push_back({i, start[i]});
+      max_depth = std::max(max_depth, n.depth);
+    }
+  }
+
+  const double title_h = fs * 5.0;  // title, subtitle, buttons, legend
+  const double bottom_h = fs * 2.0 + 10 + (options.notes.empty() ? 0 : fs + 6);
+  const double height = title_h + (max_depth + 1) * fh + bottom_h;
+  std::string out;
+  out.reserve(512 + drawn.size() * 220);
+  absl::StrAppendFormat(
+      &out,
+      "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+      "<svg version=\"1.1\" width=\"%d\" height=\"%.0f\" "
+      "viewBox=\"0 0 %d %.0f\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "xmlns:xlink=\"http://www.w3.org/1999/xlink\" data-xpad=\"%.0f\" "
+      "data-w=\"%.0f\" data-total=\"%d\" data-scale=\"%g\" data-unit=\"%s\" "
+      "data-minw=\"%g\" data-font=\"%d\" data-fw=\"%g\">\n",
+      options.width, height, options.width, height, xpad, width, total, scale,
+      XmlEscape(options.count_name), options.min_width, fs, kFontWidth);
+  absl::StrAppend(&out,
+                  "<!-- Flame graph by hwt-report. Click a frame to zoom, "
+                  "Ctrl-F to search (regular expressions), Ctrl-I to toggle "
+                  "case; ?f=FRAME&s=REGEX&i=1 in the URL restores a view. "
+                  "-->\n");
+  absl::StrAppend(&out,
+                  "<defs><linearGradient id=\"bg\" y1=\"0\" y2=\"1\" "
+                  "x1=\"0\" x2=\"0\"><stop stop-color=\"#fbfbfb\" "
+                  "offset=\"5%\"/><stop stop-color=\"#ececf0\" "
+                  "offset=\"95%\"/></linearGradient></defs>\n");
+  absl::StrAppend(&out, "<style type=\"text/css\"><![CDATA[", kFlameSvgStyle,
+                  "]]></style>\n");
+  absl::StrAppendFormat(&out,
+                        "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" "
+                        "fill=\"url(#bg)\"/>\n",
+                        options.width, height);
+  absl::StrAppendFormat(
+      &out, "<text id=\"title\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+      options.width / 2.0, fs * 2 - 2, XmlEscape(options.title));
+  absl::StrAppendFormat(
+      &out, "<text id=\"subtitle\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+      options.width / 2.0, fs * 3 + 2, XmlEscape(options.subtitle));
+  const double buttons_y = fs * 3 + 2;
+  absl::StrAppendFormat(&out,
+                        "<text id=\"unzoom\" class=\"btn hide\" x=\"%.0f\" "
+                        "y=\"%.0f\">Reset Zoom</text>\n",
+                        xpad, buttons_y);
+  absl::StrAppendFormat(&out,
+                        "<text id=\"search\" class=\"btn\" x=\"%.0f\" "
+                        "y=\"%.0f\" text-anchor=\"end\">Search</text>\n",
+                        options.width - xpad - 28, buttons_y);
+  absl::StrAppendFormat(&out,
+                        "<text id=\"case\" class=\"btn\" x=\"%.0f\" y=\"%.0f\" "
+                        "text-anchor=\"end\">ic</text>\n",
+                        options.width - xpad, buttons_y);
+
+  // Legend: one swatch per kind of code shown.
+  if (!categories.empty()) {
+    absl::StrAppend(&out, "<g class=\"legend\">\n");
+    double x = xpad;
+    const double y = fs * 4 + 2;
+    for (FrameCategory c : categories) {
+      const Palette p = PaletteOf(c);
+      const std::string color = Hsl(p.hue + p.spread / 2, p.sat, p.light);
+      std::string label = std::string(FrameCategoryName(c));
+      if (c == FrameCategory::kUser) label = "program";
+      absl::StrAppendFormat(&out,
+                            "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" "
+                            "height=\"10\" rx=\"2\" fill=\"%s\"/><text "
+                            "x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+                            x, y - 9, color, x + 14, y, XmlEscape(label));
+      x += 14 + label.size() * 11 * kFontWidth + 16;
+    }
+    absl::StrAppend(&out, "</g>\n");
+  }
+
+  absl::StrAppend(&out, "<g id=\"frames\">\n");
+  const double graph_top = title_h;
+  const double graph_bottom = title_h + (max_depth + 1) * fh;
+  for (const Drawn& d : drawn) {
+    const NamedTree::Node& n = tree.nodes[d.node];
+    const double x = xpad + static_cast<double>(d.start) / total * width;
+    const double w = static_cast<double>(n.total) / total * width;
+    const double y = options.inverted ? graph_top + n.depth * fh
+                                      : graph_bottom - (n.depth + 1) * fh;
+    NamedFrame root;
+    root.name = "all";
+    root.category = FrameCategory::kUnknown;
+    const NamedFrame& f = d.node == 0 ? root : frames[n.frame];
+    const double pct = 100.0 * n.total / total;
+    std::string title = absl::StrFormat(
+        "%s (%s %s, %.2f%%", f.name,
+        Thousands(static_cast<uint64_t>(std::llround(n.total * scale))),
+        options.count_name, pct);
+    if (n.calls != 0)
+      absl::StrAppend(&title, ", ", Thousands(n.calls),
+                      n.calls == 1 ? " call" : " calls");
+    if (f.inlined) absl::StrAppend(&title, ", inlined");
+    if (!f.image.empty() && d.node != 0) absl::StrAppend(&title, ", ", f.image);
+    if (cut[d.node] != 0) {
+      absl::StrAppend(&title, ", ",
+                      cut[d.node] == 1 ? std::string("a stack")
+                                       : Thousands(cut[d.node]) + " stacks",
+                      " cut here by trace gaps");
+    }
+    title += ")";
+    const std::string fill =
+        d.node == 0 ? std::string("rgb(190,190,196)") : FrameColor(f);
+    absl::StrAppendFormat(
+        &out,
+        "<g class=\"f%s\" data-s=\"%d\" data-v=\"%d\" data-d=\"%d\">"
+        "<title>%s</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+        "height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" "
+        "y=\"%.1f\">%s</text></g>\n",
+        f.inlined ? " inl" : "", d.start, n.total, n.depth, XmlEscape(title), x,
+        y, w, fh - 1, fill, x + 3, y + fh / 2.0 + fs * 0.35,
+        XmlEscape(Label(f.name, w, fs)));
+  }
+  absl::StrAppend(&out, "</g>\n");
+
+  double y = graph_bottom + fs + 8;
+  if (!options.notes.empty()) {
+    absl::StrAppendFormat(
+        &out, "<text id=\"notes\" x=\"%.0f\" y=\"%.0f\">%s</text>\n", xpad, y,
+        XmlEscape(options.notes));
+    y += fs + 6;
+  }
+  absl::StrAppendFormat(
+      &out, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n", xpad, y);
+  absl::StrAppendFormat(&out,
+                        "<text id=\"matched\" class=\"hide\" x=\"%.0f\" "
+                        "y=\"%.0f\"> </text>\n",
+                        options.width - xpad, y);
+  absl::StrAppend(&out, "<script type=\"text/ecmascript\"><![CDATA[",
+                  kFlameSvgScript, "]]></script>\n</svg>\n");
+  return out;
+}
+
+}  // namespace hwt::report

@@ -1,0 +1,28 @@
+// The "top" table: functions by their own weight and by total weight
+// (recursion counted once), with shares and the calls that entered them.
+#ifndef HWT_REPORT_PROFILE_TOP_TABLE_H_
+#define HWT_REPORT_PROFILE_TOP_TABLE_H_
+
+#include <string>
+
+#include "nlohmann/json.hpp"
+#include "report/profile/profile_filter.h"
+#include "report/profile/symbolized_profile.h"
+
+namespace hwt::report {
+
+struct TopOptions {
+  size_t rows = 20;  // per table; 0 = all
+  std::string count_name = "instructions";
+  Weight weight = Weight::kInstructions;
+  double scale = 1.0;
+};
+
+std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
+                           const TopOptions& options);
+nlohmann::json TopTableJson(const TreeFunctions& functions, ProfileNames& names,
+                            const TopOptions& options);
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_PROFILE_TOP_TABLE_H_

@@ -1,0 +1,168 @@
+// The fast path counts exactly what libipt's block decoder counts: the same
+// instructions, errors and lost bytes as the sequential decoder (Decode with
+// jobs 1), on synthetic traces with thousands of PSBs, deep recursion, long
+// TNT, timing, overflows, corrupt bytes and lost data between chunks, and on
+// the demo capture recorded from a real program. Each test also checks that
+// the walker, not libipt, counted most of the trace, so that a fast path
+// that always gave up could not pass.
+#include "decoders/pt/pt_fast_count.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "base/file_util.h"
+#include "base/testing/test_env.h"
+#include "capture/address_space.h"
+#include "capture/capture.h"
+#include "decoders/progress_sink.h"
+#include "decoders/pt/pt_decoder.h"
+#include "decoders/pt/testing/pt_streams.h"
+#include "gtest/gtest.h"
+#include "recorder/synthetic_capture.h"
+#include "tests/pt/testing/synthetic_configs.h"
+
+namespace hwt::pt {
+namespace {
+
+using recorder::SyntheticCaptureOptions;
+using testing::ExpectSameStats;
+using testing::SyntheticConfig;
+using testing::SyntheticConfigs;
+
+// Counts with the fast path and decodes with libipt; the statistics must be
+// the same. Returns the fast path's own figures.
+PtFastCountStats ExpectFastCountEqualsDecode(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline) {
+  auto sequential = PtDecoder::Create(capture, timeline);
+  EXPECT_TRUE(sequential.ok()) << sequential.status();
+  if (!sequential.ok()) return {};
+  NullEventSink discard;
+  EXPECT_TRUE((*sequential)->Decode(discard).ok());
+
+  auto fast = PtDecoder::Create(capture, timeline);
+  EXPECT_TRUE(fast.ok()) << fast.status();
+  if (!fast.ok()) return {};
+  PtFastCountStats counts;
+  EXPECT_TRUE((*fast)->CountInstructions(&counts).ok());
+
+  const auto& expected = (*sequential)->stats();
+  const auto& actual = (*fast)->stats();
+  EXPECT_EQ(actual.size(), expected.size());
+  for (size_t s = 0; s < actual.size() && s < expected.size(); ++s) {
+    SCOPED_TRACE(absl::StrFormat("stream %u", s));
+    EXPECT_GT(expected[s].instructions, 0u);
+    ExpectSameStats(actual[s], expected[s], /*blocks=*/false);
+    EXPECT_EQ(actual[s].blocks, 0u);
+  }
+  EXPECT_EQ(counts.fast_segments + counts.libipt_segments, counts.segments);
+  return counts;
+}
+
+class FastCountTest : public ::testing::TestWithParam<SyntheticConfig> {};
+
+TEST_P(FastCountTest, SameCountsAsLibipt) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  auto synthetic =
+      recorder::WriteSyntheticCapture(dir->path(), GetParam().options);
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  ASSERT_GT(synthetic->encoder.psbs, 80u);
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*synthetic->capture, synthetic->timeline);
+  // The walker takes everything but the segments with overflows (and the
+  // ones libipt runs through before handing back).
+  EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10)
+      << counts.libipt_segments << " of " << counts.segments
+      << " segments went to libipt";
+  if (GetParam().options.encoder.overflows.empty()) {
+    EXPECT_EQ(counts.libipt_segments, 0u);
+  } else {
+    EXPECT_GT(counts.libipt_segments, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Synthetic, FastCountTest,
+                         ::testing::ValuesIn(SyntheticConfigs()),
+                         [](const auto& info) { return info.param.name; });
+
+// Corrupt bytes: libipt reports the errors and resyncs, and hands back to
+// the walker after them.
+TEST(FastCountTest, CorruptTraceGivesTheSameErrors) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  auto synthetic = testing::WriteCorruptSyntheticCapture(dir->path());
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*synthetic->capture, synthetic->timeline);
+  EXPECT_GT(counts.libipt_segments, 5u);
+  EXPECT_GE(counts.fast_segments, counts.segments * 3 / 4);
+}
+
+// Several buffers in chunks, with data lost before one of them.
+TEST(FastCountTest, BuffersAndChunks) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  auto test = testing::MakeChunkedBuffersCapture(dir->path());
+  ASSERT_TRUE(test.ok()) << test.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*test->capture, test->timeline);
+  EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10);
+}
+
+// The demo: a real program recorded with valgrind, with syscalls (TIP.PGD and
+// TIP.PGE around each), timing packets and its exec at the start.
+TEST(FastCountTest, DemoCapture) {
+  auto capture =
+      capture::OpenCapture(::hwt::testing::SourceDir() + "/testdata/demo.hwt",
+                           capture::InputOptions());
+  ASSERT_TRUE(capture.ok()) << capture.status();
+  auto timeline = capture::BuildAddressSpaceTimeline(**capture);
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(**capture, *timeline);
+  EXPECT_GT(counts.fast_segments, 0u);
+}
+
+}  // namespace
+}  // namespace hwt::pt
+
+namespace hwt::pt {
+namespace {
+
+// Asynchronous events, hand-written: an interrupt (FUP + TIP) in the middle
+// of straight-line code, and tracing stopped by one (FUP + TIP.PGD) and
+// resumed. The walker follows both (no segment goes to libipt) and counts
+// what libipt counts: the instructions before each FUP's address.
+TEST(FastCountTest, InterruptsAndAsynchronousDisables) {
+  testing::CodeBlob code{0x1000, std::vector<uint8_t>(0x40, 0x90)};  // nops
+  code.bytes[0x0a] = 0xff;  // 100a jmp *%rax
+  code.bytes[0x0b] = 0xe0;
+  code.bytes[0x2a] = 0x0f;  // 102a syscall
+  code.bytes[0x2b] = 0x05;
+  testing::PtWriter w;
+  w.SyncAt(0x1000)
+      .Fup(0x1004)  // interrupted before 0x1004: 4 instructions
+      .Tip(0x1020)  // the handler: 0x1020..
+      .Fup(0x1026)  // interrupted again: 6 more, tracing stops
+      .TipPgd()
+      .ModeExec64()
+      .TipPge(0x1008)  // resumes: 0x1008, 0x1009, jmp *%rax (3)
+      .Tip(0x1028)     // 0x1028, 0x1029, syscall (3), which leaves
+      .TipPgd();
+  auto test = testing::MakeTestCapture(w.bytes(), {code});
+  ASSERT_TRUE(test.ok()) << test.status();
+  const PtFastCountStats counts =
+      ExpectFastCountEqualsDecode(*test->capture, test->timeline);
+  EXPECT_EQ(counts.fast_segments, 1u);
+  EXPECT_EQ(counts.libipt_segments, 0u);
+  auto decoder = PtDecoder::Create(*test->capture, test->timeline);
+  ASSERT_TRUE(decoder.ok());
+  PtFastCountStats unused;
+  ASSERT_TRUE((*decoder)->CountInstructions(&unused).ok());
+  EXPECT_EQ((*decoder)->stats()[0].instructions, 4u + 6u + 3u + 3u);
+}
+
+}  // namespace
+}  // namespace hwt::pt
