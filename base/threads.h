@@ -8,7 +8,6 @@
 
 #include <optional>
 
-
 #include "absl/strings/string_view.h"
 
 namespace hwt {
