@@ -42,16 +42,22 @@ std::string RenderBoltProfile(const ExportImage& image, const ImageFlow& flow) {
   return out;
 }
 
-std::string RenderAutoFdoText(const ImageFlow& flow) {
+std::string RenderAutoFdoText(const ExportImage& image, const ImageFlow& flow) {
+  // create_llvm_prof adds the image's base (its lowest PT_LOAD address) to
+  // every address it reads.
+  const uint64_t base = image.segments.empty() ? 0 : image.segments[0].vaddr;
+  auto address = [&](uint32_t in_image, uint64_t vaddr) -> uint64_t {
+    return in_image == flow.image && vaddr >= base ? vaddr - base : 0;
+  };
   std::string out = absl::StrCat(flow.ranges.size(), "\n");
   for (const FlowRange& r : flow.ranges) {
-    absl::StrAppendFormat(&out, "%x-%x:%d\n", r.begin, r.end, r.count);
+    absl::StrAppendFormat(&out, "%x-%x:%d\n", address(flow.image, r.begin),
+                          address(flow.image, r.end), r.count);
   }
   absl::StrAppend(&out, "0\n", flow.branches.size(), "\n");
   for (const FlowBranch& b : flow.branches) {
-    absl::StrAppendFormat(&out, "%x->%x:%d\n",
-                          b.from_image == flow.image ? b.from : 0,
-                          b.to_image == flow.image ? b.to : 0, b.count);
+    absl::StrAppendFormat(&out, "%x->%x:%d\n", address(b.from_image, b.from),
+                          address(b.to_image, b.to), b.count);
   }
   return out;
 }

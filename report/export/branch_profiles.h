@@ -25,9 +25,10 @@ std::string RenderBoltProfile(const ExportImage& image, const ImageFlow& flow);
 
 // The AutoFDO text profile: ranges "BEGIN-END:COUNT", no address counts (the
 // ranges carry every instruction's count), branches "FROM->TO:COUNT" with 0
-// for an end outside the image; ELF addresses, hex without 0x, as
-// simpleperf's inject writes them.
-std::string RenderAutoFdoText(const ImageFlow& flow);
+// for an end outside the image; addresses relative to the image's base (its
+// lowest PT_LOAD address: 0 for a PIE, 0x400000 for a classic x86-64
+// executable), hex without 0x, as simpleperf's inject writes them.
+std::string RenderAutoFdoText(const ExportImage& image, const ImageFlow& flow);
 
 // llvm-profgen's unsymbolized profile: ranges and branches as offsets from
 // the first executable segment's (aligned) address, as its default

@@ -55,7 +55,7 @@ absl::StatusOr<std::string> RenderExport(ExportFormat format,
     case ExportFormat::kBolt:
       return RenderBoltProfile(input.image(image), flow);
     case ExportFormat::kAutoFdo:
-      return RenderAutoFdoText(flow);
+      return RenderAutoFdoText(input.image(image), flow);
     case ExportFormat::kProfgen:
       return RenderProfgenProfile(input.image(image), flow);
     case ExportFormat::kLlvmSample:

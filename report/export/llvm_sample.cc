@@ -26,8 +26,10 @@ Location LocationOf(const ExportFrame& f) {
   return {(f.line - f.start_line) & 0xffff, BaseDiscriminator(f.discriminator)};
 }
 
+// DWARF describes the address (a subprogram with its first line; the
+// line itself may be 0: code the compiler made without a line).
 bool HasLines(const std::vector<ExportFrame>& chain) {
-  return !chain.empty() && chain.back().line != 0;
+  return !chain.empty() && chain.back().start_line != 0;
 }
 
 const std::string& NameOf(const ExportFrame& f) {
@@ -95,11 +97,12 @@ uint32_t DuplicationFactor(uint32_t discriminator) {
 SampleProfile BuildSampleProfile(ExportInput& input, const ImageFlow& flow) {
   const analysis::BlockExpansion& expansion = input.expansion();
   std::vector<CodeAddress> addresses;
-  std::vector<uint64_t> counts;
+  std::vector<uint64_t> counts, sizes;
   for (const analysis::InstructionStats& insn : expansion.instructions) {
     if (insn.image != flow.image || insn.count == 0) continue;
     addresses.push_back({insn.image, insn.vaddr});
     counts.push_back(insn.count);
+    sizes.push_back(insn.length);
   }
   SampleProfile profile;
   const std::vector<std::vector<ExportFrame>> frames =
@@ -107,7 +110,7 @@ SampleProfile BuildSampleProfile(ExportInput& input, const ImageFlow& flow) {
   for (size_t i = 0; i < addresses.size(); ++i) {
     const std::vector<ExportFrame>& chain = frames[i];
     if (!HasLines(chain)) continue;
-    SampleFunction& leaf = Leaf(profile, chain, counts[i]);
+    SampleFunction& leaf = Leaf(profile, chain, counts[i] * sizes[i]);
     const uint64_t count =
         counts[i] * DuplicationFactor(chain.front().discriminator);
     uint64_t& line = leaf.body[LocationOf(chain.front())];

@@ -6,8 +6,9 @@
 //   - a line's count (per line offset from the function's first line and
 //     base discriminator) is the maximum over its instructions, each count
 //     multiplied by its discriminator's duplication factor;
-//   - a function's (and an inlined call site's) total is the sum of its
-//     instructions' counts, inlined code included;
+//   - a function's (and an inlined call site's) total is the sum over its
+//     instructions, inlined code included, of count times instruction size
+//     in bytes (llvm-profgen counts totals per byte);
 //   - a branch to a function's entry is a call: it counts as a call target
 //     at the branch's line and as the callee's head samples;
 //   - code without line information (no DWARF) is left out.
