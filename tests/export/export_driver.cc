@@ -14,9 +14,11 @@
 #include "analysis/block_expansion.h"
 #include "analysis/capture_profile.h"
 #include "base/output.h"
+#include "nlohmann/json.hpp"
 #include "report/common/symbol_names.h"
 #include "report/common/symbolizer_resolver.h"
 #include "report/export/chrome_trace.h"
+#include "report/export/control_flow.h"
 #include "report/export/export_input.h"
 #include "report/export/exports.h"
 #include "report/profile/call_timeline.h"
@@ -37,6 +39,7 @@ struct Options {
   std::vector<std::pair<report::ExportFormat, std::string>> exports;
   std::string pprof, bolt, autofdo, profgen, llvm_sample, chrome_trace;
   std::string only_image;
+  std::string summary;
   size_t max_events = 5'000'000;
 };
 
@@ -52,6 +55,45 @@ int Write(const std::string& file, const std::string& what,
   }
   fprintf(stderr, "%s: wrote %s (%s)\n", kTool, file.c_str(), what.c_str());
   return hwt::tools::kExitOk;
+}
+
+// What the round-trip tests compare the consumers' results with: the
+// profile's own counts, for the export image (per instruction, per taken
+// branch) and per function of every image.
+std::string Summary(report::ExportInput& input, uint32_t image) {
+  nlohmann::json out;
+  const analysis::Profile& profile = input.profile();
+  out["instructions"] = profile.stats.instructions;
+  out["image"] = input.image(image).path;
+  nlohmann::json insns = nlohmann::json::array();
+  for (const analysis::InstructionStats& i : input.expansion().instructions) {
+    if (i.image == image && i.count != 0) {
+      insns.push_back({i.vaddr, i.count, i.length});
+    }
+  }
+  out["insns"] = std::move(insns);
+  const report::ImageFlow flow =
+      report::CollectImageFlow(profile, input.expansion(), image);
+  nlohmann::json branches = nlohmann::json::array();
+  for (const report::FlowBranch& b : flow.branches) {
+    if (b.from_image == image && b.to_image == image) {
+      branches.push_back({b.from, b.to, b.count});
+    }
+  }
+  out["branches"] = std::move(branches);
+  report::ProfileNames names(input.symbols());
+  nlohmann::json functions = nlohmann::json::array();
+  for (const analysis::FunctionStats& f : profile.functions) {
+    if (f.frame.kind != analysis::FrameKind::kFunction) continue;
+    functions.push_back({{"name", names.Name(f.frame)},
+                         {"image", f.frame.image == image},
+                         {"start", f.frame.start},
+                         {"self", f.self_insns},
+                         {"total", f.total_insns},
+                         {"calls", f.calls}});
+  }
+  out["functions"] = std::move(functions);
+  return out.dump() + "\n";
 }
 
 int Run(const Options& options) {
@@ -97,6 +139,13 @@ int Run(const Options& options) {
         Write(*file, std::string(report::ExportDescription(format)), *content);
     if (rc != 0) return rc;
   }
+  if (!options.summary.empty()) {
+    auto image = report::SelectExportImage(export_input, options.only_image);
+    if (!image.ok()) return hwt::tools::Fail(kTool, image.status());
+    const int rc =
+        Write(options.summary, "summary", Summary(export_input, *image));
+    if (rc != 0) return rc;
+  }
   if (recorder) {
     const report::CallTimeline timeline = recorder->Finish(false);
     report::ProfileNames names(symbols);
@@ -130,6 +179,7 @@ int main(int argc, char** argv) {
   app.add_option("--llvm-sample", options.llvm_sample, "FILE");
   app.add_option("--chrome-trace", options.chrome_trace, "FILE");
   app.add_option("--only-image", options.only_image, "NAME");
+  app.add_option("--summary", options.summary, "FILE: the counts, as JSON");
   app.add_option("--max-events", options.max_events, "N");
   int exit_code = 0;
   if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {
