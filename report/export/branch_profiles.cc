@@ -11,9 +11,12 @@ namespace {
 // the segments' own alignment (ProfiledBinary: "assuming 4K page").
 constexpr uint64_t kProfgenPageSize = 0x1000;
 
+// BOLT 19 ignores the object id of a pre-aggregated address and looks the
+// offset up in its own binary: an end in another image must be an offset
+// that no function has (perf2bolt uses all ones for "elsewhere" too).
 std::string BoltAddress(uint32_t image, uint32_t flow_image, uint64_t addr) {
   if (image == flow_image) return absl::StrFormat("%x", addr);
-  return absl::StrFormat("X:%x", addr);
+  return "X:ffffffffffffffff";
 }
 
 }  // namespace
