@@ -610,6 +610,104 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
   EXPECT_GE(compared, 4u);
 }
 
+// --- Chrome trace
+// -------------------------------------------------------------
+
+// Per frame name, self time (duration less the children's) over all threads.
+std::map<std::string, uint64_t> CheckTraceRules(const nlohmann::json& trace,
+                                                uint64_t* total) {
+  std::map<std::string, uint64_t> self;
+  *total = 0;
+  struct Open {
+    double start, end;
+    std::string name;
+    double children = 0;
+  };
+  std::map<int, std::vector<Open>> stacks;
+  std::map<int, double> last_ts;
+  auto close = [&](std::vector<Open>& stack) {
+    Open o = stack.back();
+    stack.pop_back();
+    self[o.name] += static_cast<uint64_t>(o.end - o.start - o.children);
+    if (stack.empty()) {
+      *total += static_cast<uint64_t>(o.end - o.start);
+    } else {
+      stack.back().children += o.end - o.start;
+    }
+  };
+  EXPECT_TRUE(trace.contains("traceEvents"));
+  std::set<int> named_threads;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string ph = e["ph"];
+    const int tid = e["tid"];
+    if (ph == "M") {
+      EXPECT_EQ(e["name"], "thread_name");
+      named_threads.insert(tid);
+      continue;
+    }
+    EXPECT_EQ(ph, "X") << e.dump();
+    const std::string name = e["name"];
+    EXPECT_FALSE(name.empty()) << e.dump();
+    const double ts = e["ts"], dur = e["dur"];
+    EXPECT_GE(dur, 0) << e.dump();
+    // Monotonic start times per thread.
+    EXPECT_GE(ts, last_ts[tid]) << e.dump();
+    last_ts[tid] = ts;
+    std::vector<Open>& stack = stacks[tid];
+    while (!stack.empty() && stack.back().end <= ts) close(stack);
+    // Nested: an event inside the one still open ends within it.
+    if (!stack.empty()) EXPECT_LE(ts + dur, stack.back().end) << e.dump();
+    stack.push_back({ts, ts + dur, name});
+  }
+  for (auto& [tid, stack] : stacks) {
+    EXPECT_TRUE(named_threads.count(tid)) << "thread " << tid;
+    while (!stack.empty()) close(stack);
+  }
+  return self;
+}
+
+TEST_P(ExportConsumersTest, ChromeTraceFollowsTheFormatAndOurCounts) {
+  const nlohmann::json trace =
+      nlohmann::json::parse(ReadText(v().file("trace.json")));
+  EXPECT_EQ(trace["otherData"]["clock"], "instructions (1 instruction = 1 us)");
+  EXPECT_EQ(trace["otherData"]["truncated"], false);
+  uint64_t total = 0;
+  const std::map<std::string, uint64_t> self = CheckTraceRules(trace, &total);
+  EXPECT_EQ(total, v().summary["instructions"].get<uint64_t>());
+  for (const auto& [name, counts] : TopFunctions()) {
+    auto it = self.find(name);
+    EXPECT_EQ(it == self.end() ? 0 : it->second, counts.first) << name;
+  }
+}
+
+TEST_P(ExportConsumersTest, SpeedscopeImportsTheChromeTrace) {
+  HWT_REQUIRE_TOOL(chromium, "chromium");
+  HWT_REQUIRE_TOOL(python, "python3");
+  const std::string js = testing::SourceDir() + "/tests/js";
+  const std::string release = js + "/node_modules/speedscope/dist/release";
+  if (access(release.c_str(), R_OK) != 0) {
+    if (InCi()) FAIL() << "tests/js: npm ci has not run";
+    GTEST_SKIP() << "tests/js/node_modules missing (scripts/setup.sh --test)";
+  }
+  auto r = RunTool({python, js + "/speedscope_import.py", release, v().dir,
+                    v().file("trace.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json got = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(got.contains("error")) << got.dump();
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> self;
+  for (const auto& p : got["profiles"]) {
+    total += p["total"].get<uint64_t>();
+    for (const auto& [name, w] : p["self"].items()) {
+      self[name] += w.get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(total, v().summary["instructions"].get<uint64_t>());
+  for (const auto& [name, counts] : TopFunctions()) {
+    EXPECT_EQ(self[name], counts.first) << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Programs, ExportConsumersTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Static" : "Dynamic";
