@@ -610,6 +610,83 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
   EXPECT_GE(compared, 4u);
 }
 
+// clang accepts even a wrong profile silently: what it makes of ours is
+// checked in the IR. Entry counts are our entries + 1 and every two-way
+// branch's (and select's) weights are our taken and not-taken counts + 1 (LLVM
+// adds 1 to keep weights non-zero) of a conditional branch of the same
+// function.
+TEST_P(ExportConsumersTest, ClangIrCarriesOurCounts) {
+  HWT_REQUIRE_TOOL(clang, "clang-19");
+  HWT_REQUIRE_TOOL(nm, "llvm-nm-19");
+  const std::string ir = v().file("ll");
+  auto r = RunTool(
+      {clang, "-O2", "-g", "-gdwarf-4", "-ffunction-sections",
+       "-fdebug-info-for-profiling", "-fprofile-sample-use=" + v().file("prof"),
+       "-S", "-emit-llvm", "-o", ir,
+       testing::SourceDir() + "/tests/export/testdata/export_prog.c"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadText(ir);
+  std::map<std::string, std::vector<uint64_t>> metadata;
+  const std::regex md(
+      R"re(^(![0-9]+) = !\{!"(?:branch_weights|function_entry_count)", (.*)\}$)re");
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::smatch m;
+    const std::string l(line);
+    if (!std::regex_match(l, m, md)) continue;
+    for (absl::string_view w : absl::StrSplit(std::string(m[2]), ", ")) {
+      uint64_t n = 0;
+      std::vector<std::string> parts = absl::StrSplit(w, ' ');
+      if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &n)) {
+        metadata[m[1]].push_back(n);
+      }
+    }
+  }
+  const auto symbols = SymbolTable(nm, v().program);
+  size_t branches = 0;
+  const std::regex define(R"(^define .*@(\w+)\(.*!prof (![0-9]+) \{$)");
+  const std::regex prof(R"(!prof (![0-9]+))");
+  std::string function;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const std::string l(line);
+    std::smatch m;
+    if (std::regex_match(l, m, define)) {
+      function = m[1];
+      if (!kProgramFunctions.count(function)) continue;
+      const Symbol& sym = symbols.at(function);
+      uint64_t entries = 0;
+      for (const auto& b : v().summary["branches"]) {
+        if (b[1].get<uint64_t>() == sym.start) entries += b[2].get<uint64_t>();
+      }
+      ASSERT_EQ(metadata[m[2]].size(), 1u) << l;
+      EXPECT_EQ(metadata[m[2]][0], entries + 1) << function;
+      continue;
+    }
+    if (l == "}") function.clear();
+    // main's loop weights are scaled by clang's loop passes: only the
+    // other functions' branches are compared.
+    if (function.empty() || function == "main" ||
+        !kProgramFunctions.count(function) ||
+        !(absl::StartsWith(l, "  br ") || absl::StrContains(l, " = select ")) ||
+        !std::regex_search(l, m, prof)) {
+      continue;
+    }
+    const std::vector<uint64_t>& w = metadata[m[1]];
+    if (w.size() != 2) continue;
+    const Symbol& sym = symbols.at(function);
+    std::multiset<std::pair<uint64_t, uint64_t>> ours;
+    for (const auto& i : v().summary["insns"]) {
+      const uint64_t a = i[0];
+      if (a >= sym.start && a < sym.start + sym.size && i[3].get<bool>()) {
+        ours.insert(std::minmax(i[4].get<uint64_t>(), i[5].get<uint64_t>()));
+      }
+    }
+    EXPECT_TRUE(ours.count(std::minmax(w[0] - 1, w[1] - 1)))
+        << function << ": " << l;
+    ++branches;
+  }
+  EXPECT_GE(branches, 3u);
+}
+
 // --- Chrome trace
 // -------------------------------------------------------------
 

@@ -68,7 +68,8 @@ std::string Summary(report::ExportInput& input, uint32_t image) {
   nlohmann::json insns = nlohmann::json::array();
   for (const analysis::InstructionStats& i : input.expansion().instructions) {
     if (i.image == image && i.count != 0) {
-      insns.push_back({i.vaddr, i.count, i.length});
+      insns.push_back(
+          {i.vaddr, i.count, i.length, i.conditional, i.taken, i.not_taken});
     }
   }
   out["insns"] = std::move(insns);
