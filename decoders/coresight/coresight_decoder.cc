@@ -70,7 +70,7 @@ class CoreSightDecoder : public TraceDecoder {
   std::vector<StreamStats> initial_stats_;  // from the scan, before decoding
   std::vector<StreamStats> stats_;
   std::vector<BufferPlan> plans_;
-  std::unique_ptr<ImageFiles> images_;
+  std::shared_ptr<ImageFileCache> files_;
 };
 
 bool SourceFeedsBuffer(const CoreSightSource& s, size_t b) {
@@ -339,7 +339,7 @@ absl::Status CoreSightDecoder::Plan() {
   for (size_t b = 0; b < manifest.buffers.size(); ++b) {
     HWT_RETURN_IF_ERROR(PlanBuffer(b, configs));
   }
-  images_ = std::make_unique<ImageFiles>(ImageFiles::Open(timeline_));
+  files_ = options_.files ? options_.files : std::make_shared<ImageFileCache>();
   stats_ = initial_stats_;
   return absl::OkStatus();
 }
@@ -351,7 +351,7 @@ absl::Status CoreSightDecoder::RunAll(RunMode mode, EventSink* events,
   RunContext ctx;
   ctx.capture = &capture_;
   ctx.timeline = &timeline_;
-  ctx.images = images_.get();
+  ctx.files = files_;
   ctx.stats = &stats_;
   ctx.sink_mutex = &sink_mutex;
   ctx.batch_events = std::max<size_t>(1, cs_options_.batch_events);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
@@ -298,7 +299,21 @@ class TreeRun {
 
   uint32_t ReadMemory(uint64_t address, ocsd_mem_space_acc_t space,
                       uint32_t size, uint8_t* out) {
-    return memory_->Read(address, space, size, out);
+    return ReadForOpenCsd(*memory_, address, space, size, out);
+  }
+
+  // Applies the address-space changes up to `position`; returns the
+  // position of the next one (UINT64_MAX: none).
+  uint64_t AdvanceMemory(uint64_t position) {
+    memory_->AdvanceTo(position);
+    return memory_->next_change_position();
+  }
+
+  // Event::region of code at `address`: 1 + the region mapped there (any
+  // memory space), 0 if none.
+  uint32_t RegionOf(uint64_t address) const {
+    std::optional<uint32_t> region = memory_->RegionAt(address);
+    return region ? *region + 1 : 0;
   }
 
  private:
@@ -373,8 +388,8 @@ class TreeRun {
   absl::Status Setup(absl::Span<const size_t> source_indices) {
     InitOcsdOnce();
     if (mode_ == RunMode::kDecode) {
-      memory_ = std::make_unique<MemoryView>(*ctx_.timeline, *ctx_.images,
-                                             plan_.buffer_index);
+      memory_ = std::make_unique<MemoryImage>(*ctx_.timeline,
+                                              plan_.buffer_index, ctx_.files);
     }
     std::lock_guard<std::mutex> lock(OcsdApiMutex());
     tree_ = plan_.formatted ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED,
@@ -467,7 +482,7 @@ class TreeRun {
     uint64_t pos = chunk.offset;
     const uint64_t end = chunk.offset + chunk.size;
     uint64_t next_change = std::numeric_limits<uint64_t>::max();
-    if (memory_) next_change = memory_->AdvanceTo(pos);
+    if (memory_) next_change = AdvanceMemory(pos);
     while (pos < end) {
       uint64_t limit = std::min<uint64_t>(end, pos + kFeedBlock);
       if (next_change > pos && next_change < limit) {
@@ -506,7 +521,7 @@ class TreeRun {
       } else {
         consecutive_failures_ = 0;
       }
-      if (memory_ && pos >= next_change) next_change = memory_->AdvanceTo(pos);
+      if (memory_ && pos >= next_change) next_change = AdvanceMemory(pos);
     }
   }
 
@@ -615,7 +630,7 @@ class TreeRun {
         Event e = BlockFromRange(elem);
         e.offset = offset;
         e.time = s.time;
-        e.region = memory_->RegionAt(e.ip);
+        e.region = RegionOf(e.ip);
         if (s.pending_cycles != 0) {
           e.value += s.pending_cycles;
           s.pending_cycles = 0;
@@ -802,7 +817,7 @@ class TreeRun {
   EventSink* events_;
   PacketSink* packets_;
   dcd_tree_handle_t tree_ = C_API_INVALID_TREE_HANDLE;
-  std::unique_ptr<MemoryView> memory_;
+  std::unique_ptr<MemoryImage> memory_;
   std::vector<std::unique_ptr<StreamState>> states_;
   std::map<uint8_t, StreamState*> by_csid_;
   StreamState* ete_printer_ = nullptr;
