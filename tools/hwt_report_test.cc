@@ -173,6 +173,11 @@ TEST(HwtReportTest, RangeAndTimeFiltersPartitionTheExecution) {
     ASSERT_EQ(after.exit_code, 0) << after.err;
     EXPECT_EQ(FoldedTotal(before.out) + FoldedTotal(after.out), 79u) << at;
   }
+  // 28: the blocks hwt-decode --blocks lists at offsets 0x36 (leaf2's 2
+  // instructions) and 0x38 (26, up to rec's second jz), where libipt places
+  // the blocks the TNT packets at 0x36 and 0x38 resolve (it fetches a packet
+  // ahead). hwt_report_oracle_test derives every such range from the blocks
+  // listing, whose blocks it checks against counted.S's execution.
   EXPECT_EQ(FoldedTotal(Report({"--folded", "--range", "0x30:0x3a"}).out), 28u);
   for (const char* at :
        {"0x10000000", "0x10000010", "0x10000040", "0x10000100"}) {
