@@ -78,6 +78,11 @@ struct StreamState {
   uint64_t context = 0;
   TimePending pending;
   StreamSegment segment;  // what the merger needs (segment mode)
+  // Execs of the stream's buffer (kResetUser positions, ascending), the
+  // next one not yet crossed, and its position (~0: none left).
+  const std::vector<uint64_t>* resets = nullptr;
+  size_t next_reset = 0;
+  uint64_t reset_at = ~uint64_t{0};
 };
 
 }  // namespace
@@ -116,7 +121,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   void OnBase(ThreadState& t, BaseOpKind kind, const Target& target) override;
 
  private:
-  StreamState& Stream(uint32_t id);
+  StreamState& Stream(uint32_t id, uint64_t first_offset);
+  // The exec positions of a buffer (empty without a timeline for it).
+  const std::vector<uint64_t>& ResetsOf(size_t buffer);
+  // An event at `offset` came after s.reset_at: the stack starts afresh.
+  void CrossResets(StreamState& s, uint64_t offset);
   uint32_t Thread(uint32_t stream, uint64_t context, bool inherit);
   void OnBlock(StreamState& s, const Event& e);
   void OnGap(StreamState& s, const Event& e);
@@ -153,10 +162,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
       region_cache_;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> functions_;
+  absl::flat_hash_map<size_t, std::vector<uint64_t>> resets_;  // by buffer
   uint64_t resolver_calls_ = 0;
 };
 
-StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
+StreamState& ProfileBuilder::Impl::Stream(uint32_t id, uint64_t first_offset) {
   StreamState& s = streams_[id];
   if (!s.seen) {
     s.seen = true;
@@ -165,6 +175,23 @@ StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
                    ? options_.stream_buffers[id]
                    : ~size_t{0};
     s.segment.id = id;
+    s.segment.first_offset = first_offset;
+    // Execs reset thread stacks; a CPU-mode stack belongs to an address
+    // space (CR3, context ID), which an exec replaces by a new one.
+    if (!options_.per_context) {
+      s.resets = &ResetsOf(s.buffer);
+      const std::vector<uint64_t>& resets = *s.resets;
+      s.next_reset =
+          std::lower_bound(resets.begin(), resets.end(), first_offset) -
+          resets.begin();
+      if (s.next_reset < resets.size()) s.reset_at = resets[s.next_reset];
+      // An exec before the first event: a sequential build has no stack
+      // yet; a segment leaves it to the merge (see StreamSegment).
+      if (options_.segment && s.next_reset > 0) {
+        s.segment.lead_reset = true;
+        s.segment.lead_reset_position = resets[s.next_reset - 1];
+      }
+    }
     // Thread mode, or the first segment of a stream: context 0. A CPU-mode
     // segment continues the previous segment's context until told.
     const bool inherit = options_.segment && options_.per_context;
@@ -193,12 +220,46 @@ uint32_t ProfileBuilder::Impl::Thread(uint32_t stream, uint64_t context,
   return it->second;
 }
 
+const std::vector<uint64_t>& ProfileBuilder::Impl::ResetsOf(size_t buffer) {
+  auto [it, inserted] = resets_.try_emplace(buffer);
+  if (inserted && buffer < timeline_.buffer_count()) {
+    for (const capture::AddressSpaceChange& c : timeline_.changes(buffer)) {
+      if (c.kind == capture::AddressSpaceChange::Kind::kResetUser) {
+        it->second.push_back(c.position);
+      }
+    }
+  }
+  return it->second;
+}
+
+void ProfileBuilder::Impl::CrossResets(StreamState& s, uint64_t offset) {
+  const std::vector<uint64_t>& resets = *s.resets;
+  while (s.next_reset < resets.size() && resets[s.next_reset] < offset) {
+    ++s.next_reset;
+  }
+  s.reset_at =
+      s.next_reset < resets.size() ? resets[s.next_reset] : ~uint64_t{0};
+  ThreadState& t = data_->threads[s.thread];
+  if (t.unknown_start) {
+    // Ends the previous segment's stack at the merge, as a lead gap does
+    // but without a [gap] leaf; what came before it no longer matters.
+    t.unknown_start = false;
+    t.lead_reset = true;
+    t.lead = internal::PendingEdit{};
+  }
+  StackMachine::Reset(t);
+}
+
 void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
                                     absl::Span<const Event> events) {
-  StreamState& s = Stream(stream_id);
+  if (events.empty()) return;
+  StreamState& s = Stream(stream_id, events.front().offset);
+  s.segment.last_offset = events.back().offset;
   ProfileStats& stats = data_->stats;
   for (const Event& e : events) {
     ++stats.events;
+    // A mapping record at position P applies to events after P (event.h).
+    if (e.offset > s.reset_at) CrossResets(s, e.offset);
     switch (e.kind) {
       case EventKind::kBlock:
         OnBlock(s, e);

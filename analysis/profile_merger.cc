@@ -146,6 +146,8 @@ class ProfileMerger::Impl {
   struct MergedStream {
     uint64_t context = 0;
     TimePending pending;
+    bool seen = false;
+    uint64_t last_offset = 0;  // of the stream's last event so far
   };
 
   uint32_t Thread(uint32_t stream, uint64_t context);
@@ -210,6 +212,15 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     m.pending = TimePending{};
   }
 
+  // An exec between the previous segment's last event and this segment's
+  // first one: the stack the previous segments left ends there.
+  for (const internal::StreamSegment& s : seg.streams) {
+    MergedStream& m = streams_[s.id];
+    if (s.lead_reset && (!m.seen || m.last_offset <= s.lead_reset_position)) {
+      StackMachine::Reset(threads_[Thread(s.id, m.context)]);
+    }
+  }
+
   // A CPU-mode thread that continues the previous segment's context goes
   // first: the segment's other threads come after it in trace order.
   for (const ThreadState& t : seg.threads) {
@@ -245,6 +256,8 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     MergedStream& m = streams_[s.id];
     if (s.resolver_seen) m.pending = rm.Pending(s.pending);
     if (s.context_seen) m.context = s.context;
+    m.seen = true;
+    m.last_offset = s.last_offset;
   }
   internal::AddStats(stats_, seg.stats);
   has_time_ = has_time_ || seg.has_time;
@@ -259,6 +272,8 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
 
   if (t.lead_gap) {
     machine_.Gap(m);
+  } else if (t.lead_reset) {
+    StackMachine::Reset(m);
   } else if (t.unknown_start) {
     // The segment saw no block or gap of this thread, only events that
     // change what the previous block's transition will do.

@@ -234,6 +234,10 @@ void StackMachine::Gap(ThreadState& t) {
     const uint32_t gap = store_.Child(t.stack.back().node, FrameKey::Gap());
     ++store_.nodes()[gap].gaps;
   }
+  Reset(t);
+}
+
+void StackMachine::Reset(ThreadState& t) {
   t.stack.clear();
   t.pending = Pending{};
   t.last_block = kNone;

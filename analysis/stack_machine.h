@@ -121,6 +121,7 @@ struct ThreadState {
   uint32_t index = 0;          // in the owner's thread list
   bool unknown_start = false;  // nothing seen yet: state of the previous one
   bool lead_gap = false;       // a gap came before the first block
+  bool lead_reset = false;     // an exec came before the first block
   PendingEdit lead;            // events before the first block (no gap)
   std::vector<uint32_t> base_ids;  // base operations, in order
 };
@@ -165,6 +166,8 @@ class StackMachine {
 
   // A gap: a [gap] leaf on the current stack, then no stack.
   void Gap(ThreadState& t);
+  // An exec: no stack, without a [gap] leaf (the next block is a new root).
+  static void Reset(ThreadState& t);
 
   // The state change of a block ending with `end`.
   static Pending PendingAfter(BranchKind end, uint64_t next_ip, uint32_t block);

@@ -339,6 +339,49 @@ block 0x401009 0x401009 1 none
   EXPECT_EQ(run.profile.stats.enables, 1u);
 }
 
+TEST(StackTest, ExecStartsAFreshStackWithoutAGap) {
+  // main -> foo, which execs (a syscall, tracing disabled); the new program
+  // starts in bar. The EXECUTABLE record at position 130 lies between the
+  // disable (offset 120) and the enable (140): bar is a new root, not a
+  // frame on top of foo, and no [gap] leaf is left. Every cut of the script
+  // (RunScript) puts the exec once in a segment, once between segments.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009 offset=100
+block 0x401100 0x401104 2 far-call offset=110
+disabled offset=120
+exec at=130
+region 0 0x400000 0x500000 at=130
+enabled 0x401200 offset=140
+block 0x401200 0x401204 2 call next=0x401209 offset=150
+block 0x401300 0x401300 1 return offset=160
+block 0x401209 0x401209 1 none offset=170
+)");
+  EXPECT_EQ(run.stacks,
+            (Stacks{{"main", 2}, {"main;foo", 2}, {"bar", 3}, {"bar;baz", 1}}));
+  for (const CallTree::Node& n : run.profile.merged.nodes) {
+    EXPECT_NE(n.frame.kind, FrameKind::kGap);
+  }
+  EXPECT_EQ(CallEdges(run), (std::map<std::string, uint64_t>{
+                                {"bar->baz", 1}, {"main->foo", 1}}));
+}
+
+TEST(StackTest, ExecBeforeTheFirstEventOfASegment) {
+  // The exec's record (position 125) comes after the last event of the old
+  // program (120) and before the next event (130): a segment that starts at
+  // 130 must reset the stack its predecessor left; one that starts at 120
+  // resets it itself.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009 offset=100
+block 0x401100 0x401104 2 none offset=120
+exec at=125
+region 0 0x400000 0x500000 at=125
+block 0x401200 0x401204 2 none offset=130
+block 0x401300 0x401300 1 none offset=140
+)");
+  // baz follows bar without a branch: it runs in bar's frame.
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 2}, {"main;foo", 2}, {"bar", 3}}));
+}
+
 TEST(StackTest, GapEndsTheStackAndStartsAfresh) {
   ScriptRun run = RunScript(R"(
 block 0x401000 0x401004 2 call next=0x401009

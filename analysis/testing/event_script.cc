@@ -167,6 +167,14 @@ absl::StatusOr<EventScript> ParseEventScript(std::string_view text) {
             static_cast<uint32_t>(*region)}});
       continue;
     }
+    if (op == "exec") {
+      const size_t buffer = Option(line, "buffer", kAllBuffers);
+      if (buffer != kAllBuffers) buffers = std::max(buffers, buffer + 1);
+      mappings.push_back({buffer,
+                          {capture::AddressSpaceChange::Kind::kResetUser,
+                           Option(line, "at", 0), 0}});
+      continue;
+    }
     if (op == "function") {
       auto image = Word(line, 1);
       auto start = Word(line, 2);

@@ -8,6 +8,8 @@
 //                                        (default: every buffer, one per
 //                                        stream) from trace position P
 //   unmap REGION [buffer=N] [at=P]
+//   exec [buffer=N] [at=P]               an EXECUTABLE record: user regions
+//                                        unmapped, stacks start afresh
 //   function IMAGE START END NAME        a symbol [START, END) in ELF vaddrs
 //   code IMAGE VADDR HEX...              code bytes of the image at VADDR
 //                                        (hex pairs, spaces allowed)

@@ -49,9 +49,6 @@ struct ProgramCase {
 // the next traced block and pushes on_segv instead (main;on_segv).
 constexpr char kAsyncPending[] =
     "transition pending at an asynchronous disable";
-// The truth starts a new stack at an exec; the analysis goes on with the
-// old one (the new program's _start under execve).
-constexpr char kExecStack[] = "no new stack at an exec";
 
 std::string CaseName(const ProgramCase& c) {
   // Arguments that are paths are named by their last component.
@@ -88,8 +85,7 @@ std::vector<ProgramCase> Cases() {
       }
       const char* differ = nullptr;
       if (argv.size() > 1 && argv[1] == "handled") differ = kAsyncPending;
-      if (argv[0].rfind("execs", 0) == 0) differ = kExecStack;
-      cases.push_back({argv, differ, differ == kExecStack});
+      cases.push_back({argv, differ, argv[0].rfind("execs", 0) == 0});
     }
   }
   return cases;
