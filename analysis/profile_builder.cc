@@ -134,6 +134,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   uint32_t RegionOf(const StreamState& s, const Event& e);
   // The unique block of a block event, and the region it ran in.
   std::pair<uint32_t, uint32_t> BlockOf(const StreamState& s, const Event& e);
+  // The entry record (a block of no instructions) of the address e.ip, for a
+  // branch target that did not execute (Pending::interrupted).
+  uint32_t EntryOf(const StreamState& s, const Event& e);
+  // Interns a block record for `raw` (`region` already looked up).
+  uint32_t Intern(const RawBlockKey& raw, uint32_t region);
   FunctionId FunctionOf(uint32_t image, uint64_t vaddr);
 
   const capture::AddressSpaceTimeline& timeline_;
@@ -142,6 +147,8 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   std::unique_ptr<SegmentData> data_;
   StackMachine machine_;
   ProfileObserver* observer_;
+  // The block being applied (the path a base operation continues with).
+  Target current_;
 
   // By stream id (ids come from decoders; a map keeps a stray id cheap).
   absl::flat_hash_map<uint32_t, StreamState> streams_;
@@ -276,6 +283,16 @@ void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
         } else {
           t.disabled = true;
         }
+        if ((e.code & kDisabledInterrupted) && e.ip != 0) {
+          const uint32_t entry = EntryOf(s, e);
+          if (t.unknown_start) {
+            t.lead.interrupted = std::make_pair(entry, e.ip);
+          } else {
+            t.pending.is_interrupted = true;
+            t.pending.interrupted.block = entry;
+            t.pending.interrupted.ip = e.ip;
+          }
+        }
         break;
       }
       case EventKind::kEnabled:
@@ -394,6 +411,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   ResolveTime(s, e);
 
   const Target target{block, e.ip, e.last_ip};
+  current_ = target;
   if (t.unknown_start) {
     t.unknown_start = false;
     OnBase(t, BaseOpKind::kContinue, target);
@@ -422,6 +440,7 @@ void ProfileBuilder::Impl::OnBase(ThreadState& t, BaseOpKind kind,
   BaseOp op;
   op.kind = kind;
   op.target = target;
+  op.appended = current_;
   op.snapshot = std::move(t.stack);
   if (kind == BaseOpKind::kContinue) op.lead = t.lead;
   data_->bases.push_back(std::move(op));
@@ -471,22 +490,35 @@ std::pair<uint32_t, uint32_t> ProfileBuilder::Impl::BlockOf(
     const StreamState& s, const Event& e) {
   const uint32_t region = RegionOf(s, e);
   const RawBlockKey raw{region, e.ninsn, e.ip, e.last_ip, e.branch, e.isa};
+  return {Intern(raw, region), region};
+}
+
+uint32_t ProfileBuilder::Impl::EntryOf(const StreamState& s, const Event& e) {
+  Event entry = e;
+  entry.region = 0;  // a disable names no region: look it up by position
+  const uint32_t region = RegionOf(s, entry);
+  return Intern(
+      RawBlockKey{region, 0, e.ip, e.ip, BranchKind::kNone, Isa::kUnknown},
+      region);
+}
+
+uint32_t ProfileBuilder::Impl::Intern(const RawBlockKey& raw, uint32_t region) {
   auto [it, inserted] = raw_blocks_.try_emplace(raw, 0);
-  if (!inserted) return {it->second, region};
+  if (!inserted) return it->second;
 
   BlockKey key;
-  key.ninsn = e.ninsn;
-  key.end = e.branch;
-  key.isa = e.isa;
+  key.ninsn = raw.ninsn;
+  key.end = raw.end;
+  key.isa = raw.isa;
   if (region == kNoRegion) {
     key.image = kNoImage;
-    key.vaddr = e.ip;
-    key.last_vaddr = e.last_ip;
+    key.vaddr = raw.ip;
+    key.last_vaddr = raw.last_ip;
   } else {
     const capture::Region& r = timeline_.regions()[region];
     key.image = r.image;
-    key.vaddr = e.ip - r.bias;
-    key.last_vaddr = e.last_ip - r.bias;
+    key.vaddr = raw.ip - r.bias;
+    key.last_vaddr = raw.last_ip - r.bias;
   }
   auto [id, created] = data_->store.InternBlock(key);
   it->second = id;
@@ -501,7 +533,7 @@ std::pair<uint32_t, uint32_t> ProfileBuilder::Impl::BlockOf(
     BlockRecord& b = data_->store.blocks()[id];
     b.region = std::min(b.region, region);
   }
-  return {id, region};
+  return id;
 }
 
 FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {

@@ -269,6 +269,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
       t.inherit_context ? streams_[t.stream].context : t.context;
   ThreadState& m = threads_[Thread(t.stream, context)];
   rm.SetNode(t.root_node, m.root_node);
+  const auto map_block = [&rm](uint32_t block) { return rm.Block(block); };
 
   if (t.lead_gap) {
     machine_.Gap(m);
@@ -278,7 +279,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
     // The segment saw no block or gap of this thread, only events that
     // change what the previous block's transition will do.
     if (t.lead.disabled) m.disabled = true;
-    t.lead.ApplyTo(m.pending);
+    t.lead.ApplyTo(m.pending, map_block);
     return;
   }
 
@@ -289,7 +290,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
     switch (op.kind) {
       case BaseOpKind::kContinue:
         if (op.lead.disabled) m.disabled = true;
-        op.lead.ApplyTo(m.pending);
+        op.lead.ApplyTo(m.pending, map_block);
         machine_.Transition(m, target);
         break;
       case BaseOpKind::kReturn:
@@ -309,7 +310,9 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
         machine_.Jump(m, target);
         break;
     }
-    machine_.AppendToPath(m.stack.back(), target);
+    const Target appended{rm.Block(op.appended.block), op.appended.ip,
+                          op.appended.last_ip};
+    machine_.AppendToPath(m.stack.back(), appended);
     rm.ResolveBase(id, m.stack.back());
   }
 
@@ -321,6 +324,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
   }
   m.pending = t.pending;
   m.pending.from_block = rm.Block(t.pending.from_block);
+  m.pending.interrupted.block = rm.Block(t.pending.interrupted.block);
   m.last_block = rm.Block(t.last_block);
   m.disabled = t.disabled;
 }

@@ -272,6 +272,7 @@ absl::StatusOr<EventScript> ParseEventScript(std::string_view text) {
         if (!ip.ok()) return ip.status();
         e.ip = *ip;
       }
+      if (Option(line, "interrupted", 0) != 0) e.code |= kDisabledInterrupted;
       e.value = Option(line, "value", 0);
     } else if (op == "paging" || op == "context") {
       auto v = Word(line, 1);

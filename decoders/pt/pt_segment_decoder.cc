@@ -226,7 +226,7 @@ void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
       event.kind = EventKind::kDisabled;
       event.ip = ev.variant.async_disabled.at;
       event.value = ip_unless_suppressed(ev.variant.async_disabled.ip);
-      event.code = flags | kPtAsync;
+      event.code = flags | kPtAsync | kDisabledInterrupted;
       break;
     case ptev_async_branch:
       event.kind = EventKind::kException;

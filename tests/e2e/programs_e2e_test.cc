@@ -31,24 +31,12 @@ namespace {
 
 struct ProgramCase {
   std::vector<std::string> argv;  // argv[0]: a test program's name
-  // Why the analysis' stacks are known to differ from the truth, or null
-  // (the instruction sequence is checked either way; the stacks are then
-  // required to differ, so that a fix shows up here).
-  const char* stacks_differ = nullptr;
   // The program execs. With a PSB right after the exec's TIP.PGD (a small
   // PSB period) the decoder reads ahead into the PSB+ before it returns the
   // old program's last blocks, applies the exec's record too early and
   // loses them ("missing image"): that variant is left out here.
   bool execs = false;
 };
-
-// crash handled: poke's first instruction faults, so the call to poke is
-// followed by an asynchronous disable at poke and then by the signal
-// handler. The truth pushes poke (the call went there) and runs on_segv on
-// top of it (main;poke); the analysis resolves the pending call against
-// the next traced block and pushes on_segv instead (main;on_segv).
-constexpr char kAsyncPending[] =
-    "transition pending at an asynchronous disable";
 
 std::string CaseName(const ProgramCase& c) {
   // Arguments that are paths are named by their last component.
@@ -83,9 +71,7 @@ std::vector<ProgramCase> Cases() {
       if (argv[0].rfind("execs", 0) == 0) {
         argv.push_back(TestProgram("counted_static"));
       }
-      const char* differ = nullptr;
-      if (argv.size() > 1 && argv[1] == "handled") differ = kAsyncPending;
-      cases.push_back({argv, differ, argv[0].rfind("execs", 0) == 0});
+      cases.push_back({argv, argv[0].rfind("execs", 0) == 0});
     }
   }
   return cases;
@@ -197,15 +183,6 @@ class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
     ASSERT_TRUE(profiled.ok()) << profiled.status();
     EXPECT_EQ(profiled->profile.stats.instructions, truth.instructions);
     EXPECT_EQ(profiled->profile.stats.gaps, 0u);
-    if (GetParam().stacks_differ != nullptr) {
-      std::cout << what << ": known difference (" << GetParam().stacks_differ
-                << "): " << TextDifference(profiled->folded, truth.folded)
-                << "\n";
-      EXPECT_NE(profiled->folded, truth.folded)
-          << "the stacks now match: clear stacks_differ ("
-          << GetParam().stacks_differ << ")";
-      return;
-    }
     EXPECT_EQ(TextDifference(profiled->folded, truth.folded), "");
     EXPECT_TRUE(profiled->functions == truth.functions)
         << "per-function self/total differ from truth/summary.json";
