@@ -14,6 +14,8 @@
 namespace hwt::pt {
 namespace {
 
+const std::vector<capture::AddressSpaceChange> kNoChanges;
+
 // What went wrong, in words, for a libipt error during block decoding.
 const char* ErrorWhat(int code) {
   switch (-code) {
@@ -101,6 +103,35 @@ uint32_t PtSegmentDecoder::RegionNumber(int isid) {
 void PtSegmentDecoder::AdvanceAddressSpace(uint64_t position) {
   memory_position_ = std::max(memory_position_, position);
   if (memory_.AdvanceTo(position)) image_.Sync(memory_.mapped_regions());
+  const auto& changes =
+      memory_.timeline().buffer_count() > memory_.buffer_index()
+          ? memory_.timeline().changes(memory_.buffer_index())
+          : kNoChanges;
+  const auto next = std::upper_bound(
+      changes.begin(), changes.end(), memory_position_,
+      [](uint64_t at, const capture::AddressSpaceChange& change) {
+        return at < change.position;
+      });
+  next_change_ = next == changes.end() ? ~uint64_t{0} : next->position;
+}
+
+void PtSegmentDecoder::FollowRead(uint64_t read) {
+  if (read != read_now_) {
+    read_before_ = read_now_;
+    read_now_ = read;
+  }
+  // While the flow is disabled no instruction is decoded: every change
+  // libipt has read past applies. While it is enabled, libipt may have read
+  // ahead of the flow it still returns (through a TIP.PGD and the PSB+ after
+  // it): a change applies only once the read position moved on again.
+  const uint64_t upto = flow_disabled_ ? read_now_ : read_before_;
+  if (upto > 0) AdvanceAddressSpace(upto - 1);
+}
+
+void PtSegmentDecoder::StartFlow(uint64_t sync, bool disabled) {
+  flow_disabled_ = disabled;
+  read_before_ = read_now_ = sync + 1;
+  AdvanceAddressSpace(sync);
 }
 
 void PtSegmentDecoder::AddGap(const Event& gap,
@@ -367,6 +398,7 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
     uint64_t offset = 0;
     while (status & pts_event_pending) {
       pt_blk_get_offset(decoder, &offset);
+      FollowRead(base + offset);
       pt_event event;
       status = pt_blk_event(decoder, &event, sizeof(event));
       if (status < 0) {
@@ -375,7 +407,11 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
         pt_blk_get_offset(decoder, &stop.offset);
         return stop;
       }
-      EmitEvent(event, base + offset);
+      EmitEvent(event, FlowOffset(base + offset));
+      flow_disabled_ = event.type == ptev_disabled ||
+                       event.type == ptev_async_disabled ||
+                       (flow_disabled_ && event.type != ptev_enabled &&
+                        event.type != ptev_overflow);
     }
     pt_blk_get_offset(decoder, &offset);
     if (status & pts_eos) {
@@ -393,13 +429,11 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
       return stop;
     }
     Prompt(base + offset);
-    // A change applies once libipt has read a byte at or after its
-    // position (libipt reads ahead of the flow it returns).
-    if (offset > 0) AdvanceAddressSpace(base + offset - 1);
+    FollowRead(base + offset);
     pt_block block;
     std::memset(&block, 0, sizeof(block));
     status = pt_blk_next(decoder, &block, sizeof(block));
-    if (block.ninsn > 0) EmitBlock(decoder, block, base + offset);
+    if (block.ninsn > 0) EmitBlock(decoder, block, FlowOffset(base + offset));
     uint64_t after = 0;
     pt_blk_get_offset(decoder, &after);
     if (after != progress_offset) {
@@ -591,6 +625,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
     }
     first_sync = false;
 
+    StartFlow(base + *psb, (status & pts_ip_suppressed) != 0);
     const Stop stop = DecodeFromSync(decoder.get(), status, base);
     if (!stop.error) break;
     if (stop.offset > size) {

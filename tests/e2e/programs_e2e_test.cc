@@ -31,10 +31,9 @@ namespace {
 
 struct ProgramCase {
   std::vector<std::string> argv;  // argv[0]: a test program's name
-  // The program execs. With a PSB right after the exec's TIP.PGD (a small
-  // PSB period) the decoder reads ahead into the PSB+ before it returns the
-  // old program's last blocks, applies the exec's record too early and
-  // loses them ("missing image"): that variant is left out here.
+  // The program execs: it is also encoded with a PSB right at the exec's
+  // record (right after its TIP.PGD), where libipt reads ahead into the
+  // PSB+ before it returns the old program's last blocks.
   bool execs = false;
 };
 
@@ -159,6 +158,38 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
 
 class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
  protected:
+  // Encodes the run with the smallest PSB period from 64 bytes up that puts
+  // a PSB exactly at the exec's position, and requires the exact result.
+  void ExpectExactWithAPsbAtTheExec(const RecordedProgram& p,
+                                    const std::vector<uint64_t>& expected,
+                                    const Truth& truth) {
+    SCOPED_TRACE("psb-at-exec");
+    for (uint32_t period = 64; period <= 1024; ++period) {
+      recorder::PtEncoderOptions options;
+      options.psb_period = period;
+      auto encoded = p.Encode("psb-at-exec", options);
+      ASSERT_TRUE(encoded.ok()) << encoded.status();
+      const std::string bundle = p.dir() + "/psb-at-exec.hwt";
+      absl::StatusOr<std::vector<uint64_t>> execs = ExecPositions(bundle);
+      ASSERT_TRUE(execs.ok()) << execs.status();
+      absl::StatusOr<std::vector<uint64_t>> psbs = PacketOffsets(bundle, "psb");
+      ASSERT_TRUE(psbs.ok()) << psbs.status();
+      const bool at_exec =
+          std::any_of(execs->begin(), execs->end(), [&](uint64_t position) {
+            return position > 0 && std::find(psbs->begin(), psbs->end(),
+                                             position) != psbs->end();
+          });
+      if (!at_exec) continue;
+      std::cout << "psb-at-exec: PSB period " << period << "\n";
+      absl::StatusOr<Truth> variant_truth = ReadTruth(bundle);
+      ASSERT_TRUE(variant_truth.ok()) << variant_truth.status();
+      ExpectExact(absl::StrCat("psb-at-exec, period ", period), bundle,
+                  expected, *variant_truth);
+      return;
+    }
+    ADD_FAILURE() << "no PSB period in [64, 1024] puts a PSB at the exec";
+  }
+
   // The decoder and the analysis on `bundle` must reproduce `expected`
   // (the recorded sequence) and `truth` exactly.
   void ExpectExact(const std::string& what, const std::string& bundle,
@@ -233,10 +264,6 @@ TEST_P(ProgramE2eTest, DecodeAndProfileReproduceTheRecording) {
       variants = {
           {"no-retc", no_retc}, {"timing", timing}, {"small-psb", small_psb}};
   for (const auto& [name, options] : variants) {
-    if (name == "small-psb" && GetParam().execs) {
-      std::cout << "small-psb left out: exec records and read-ahead\n";
-      continue;
-    }
     auto encoded = p.Encode(name, options);
     ASSERT_TRUE(encoded.ok()) << name << ": " << encoded.status();
     const std::string bundle = p.dir() + "/" + name + ".hwt";
@@ -252,6 +279,7 @@ TEST_P(ProgramE2eTest, DecodeAndProfileReproduceTheRecording) {
     }
   }
 
+  if (GetParam().execs) ExpectExactWithAPsbAtTheExec(p, recorded, *truth);
   ExpectOverflowLosesItsInstructions(p);
 }
 
