@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "decoders/pt/pt_events.h"
@@ -75,6 +77,12 @@ struct BlockDecoderDeleter {
   }
 };
 
+struct PacketDecoderDeleter {
+  void operator()(pt_packet_decoder* decoder) const {
+    pt_pkt_free_decoder(decoder);
+  }
+};
+
 }  // namespace
 
 PtSegmentDecoder::PtSegmentDecoder(const PtRunContext& run, size_t buffer_index)
@@ -115,10 +123,44 @@ void PtSegmentDecoder::AdvanceAddressSpace(uint64_t position) {
   next_change_ = next == changes.end() ? ~uint64_t{0} : next->position;
 }
 
+uint64_t PtSegmentDecoder::OverflowOffset(pt_block_decoder* decoder,
+                                          uint64_t base, uint64_t read) {
+  // libipt returns the overflow event after reading the packets it binds
+  // to (a FUP or TIP.PGE): the OVF packet lies before the read position,
+  // after one of the last read positions (or the sync point).
+  std::vector<uint64_t> starts(read_history_.begin(), read_history_.end());
+  uint64_t sync = 0;
+  if (pt_blk_get_sync_offset(decoder, &sync) >= 0) {
+    starts.push_back(base + sync);
+  }
+  std::sort(starts.begin(), starts.end(), std::greater<uint64_t>());
+  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets(
+      pt_pkt_alloc_decoder(config_));
+  if (!packets) return read;
+  for (uint64_t start : starts) {
+    if (start < base || start >= read) continue;
+    if (pt_pkt_sync_set(packets.get(), start - base) < 0) continue;
+    std::optional<uint64_t> found;
+    for (;;) {
+      uint64_t at = 0;
+      if (pt_pkt_get_offset(packets.get(), &at) < 0 || base + at >= read) {
+        break;
+      }
+      pt_packet packet;
+      if (pt_pkt_next(packets.get(), &packet, sizeof(packet)) < 0) break;
+      if (packet.type == ppt_ovf) found = base + at;
+    }
+    if (found) return *found;
+  }
+  return read;
+}
+
 void PtSegmentDecoder::FollowRead(uint64_t read) {
   if (read != read_now_) {
     read_before_ = read_now_;
     read_now_ = read;
+    read_history_[read_history_next_] = read_before_;
+    read_history_next_ = (read_history_next_ + 1) % read_history_.size();
   }
   // While the flow is disabled no instruction is decoded: every change
   // libipt has read past applies. While it is enabled, libipt may have read
@@ -131,6 +173,7 @@ void PtSegmentDecoder::FollowRead(uint64_t read) {
 void PtSegmentDecoder::StartFlow(uint64_t sync, bool disabled) {
   flow_disabled_ = disabled;
   read_before_ = read_now_ = sync + 1;
+  read_history_.fill(sync);
   AdvanceAddressSpace(sync);
 }
 
@@ -407,7 +450,11 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
         pt_blk_get_offset(decoder, &stop.offset);
         return stop;
       }
-      EmitEvent(event, FlowOffset(base + offset));
+      uint64_t at = FlowOffset(base + offset);
+      if (event.type == ptev_overflow) {
+        at = std::min(at, OverflowOffset(decoder, base, base + offset));
+      }
+      EmitEvent(event, at);
       flow_disabled_ = event.type == ptev_disabled ||
                        event.type == ptev_async_disabled ||
                        (flow_disabled_ && event.type != ptev_enabled &&
@@ -506,6 +553,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
   pt_config config = run_.config;
   config.begin = buffer.begin();
   config.end = buffer.end();
+  config_ = &config;
   std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
       pt_blk_alloc_decoder(&config));
   if (!decoder) {

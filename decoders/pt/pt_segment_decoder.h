@@ -22,6 +22,7 @@
 
 #include <intel-pt.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -109,7 +110,10 @@ class PtSegmentDecoder {
   uint64_t FlowOffset(uint64_t read) const {
     return std::min(read, next_change_);
   }
-
+  // The offset of the OVF packet of an overflow event libipt returned with
+  // its read position at `read` (absolute).
+  uint64_t OverflowOffset(pt_block_decoder* decoder, uint64_t base,
+                          uint64_t read);
   void EmitBlock(pt_block_decoder* decoder, const pt_block& block,
                  uint64_t offset);
   void EmitEvent(const pt_event& event, uint64_t offset);
@@ -141,7 +145,10 @@ class PtSegmentDecoder {
   bool flow_disabled_ = false;
   uint64_t read_now_ = 0;     // libipt's read position (absolute)
   uint64_t read_before_ = 0;  // the one before it last moved
-
+  // The last read positions before a move (where an OVF is looked for).
+  std::array<uint64_t, 4> read_history_{};
+  size_t read_history_next_ = 0;
+  const pt_config* config_ = nullptr;  // of the run in progress
   std::atomic<bool> stop_{false};
   uint64_t prompt_from_ = ~uint64_t{0};
   bool prompt_ = false;

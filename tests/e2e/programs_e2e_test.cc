@@ -112,34 +112,25 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
   absl::StatusOr<std::vector<uint64_t>> ovf = PacketOffsets(bundle, "ovf");
   ASSERT_TRUE(ovf.ok()) << ovf.status();
   ASSERT_EQ(ovf->size(), 1u);
-  absl::StatusOr<std::vector<uint64_t>> packets = PacketOffsets(bundle, "");
-  ASSERT_TRUE(packets.ok()) << packets.status();
-  const size_t at =
-      std::find(packets->begin(), packets->end(), (*ovf)[0]) - packets->begin();
-  ASSERT_LT(at + 1, packets->size());
-  // The decoder reports the offset libipt stands at when it returns the
-  // overflow event: after the OVF and the FUP (or TIP.PGE) it binds to, not
-  // the OVF packet itself. Both are accepted; anything else is wrong.
-  const uint64_t bound_end =
-      at + 2 < packets->size() ? (*packets)[at + 2] : UINT64_MAX;
-  auto near_ovf = [&](uint64_t offset) {
-    return offset == (*ovf)[0] || offset == (*packets)[at + 1] ||
-           offset == bound_end;
-  };
+  // The decoder reports the overflow at the OVF packet itself (libipt
+  // returns it only after reading the FUP or TIP.PGE it binds to).
   bool listed = false;
   for (const StreamStats& s : decoded->stats) {
     for (const DecodeErrorInfo& e : s.error_list) {
       if (e.reason == GapReason::kOverflow) {
         listed = true;
-        EXPECT_TRUE(near_ovf(e.offset)) << "overflow reported at " << e.offset
-                                        << ", OVF packet at " << (*ovf)[0];
+        EXPECT_EQ(e.offset, (*ovf)[0]) << "overflow reported at " << e.offset
+                                       << ", OVF packet at " << (*ovf)[0];
       }
     }
   }
   EXPECT_TRUE(listed);
-  EXPECT_TRUE(near_ovf(decoded->gaps[0].offset))
-      << "gap at " << decoded->gaps[0].offset << ", OVF packet at "
-      << (*ovf)[0];
+  EXPECT_EQ(decoded->gaps[0].offset, (*ovf)[0]);
+  for (const StreamStats& s : decoded->fast_stats) {
+    for (const DecodeErrorInfo& e : s.error_list) {
+      if (e.reason == GapReason::kOverflow) EXPECT_EQ(e.offset, (*ovf)[0]);
+    }
+  }
 
   // The profile shows the gap as a [gap] leaf.
   absl::StatusOr<Profiled> profiled = ProfileWithSymbols(bundle);
