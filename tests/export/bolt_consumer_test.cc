@@ -143,7 +143,7 @@ class BoltTest : public ExportConsumersTest {
     // and functions entered only from another image that branch nowhere
     // within themselves (BOLT counts no entry from outside its binary:
     // frame_dummy, called by ld.so, ending in a tail jump).
-    HWT_REQUIRE_TOOL(nm, "llvm-nm-19");
+    HWT_REQUIRE_CONSUMER(nm, "llvm-nm-19");
     const std::map<std::string, Symbol> symbols = SymbolTable(nm, v().program);
     std::set<uint64_t> profiled;
     std::map<uint64_t, uint64_t> size_at;
@@ -240,14 +240,14 @@ class BoltTest : public ExportConsumersTest {
 };
 
 TEST_P(BoltTest, ReadsThePreAggregatedProfile) {
-  HWT_REQUIRE_TOOL(bolt, "llvm-bolt-19");
+  HWT_REQUIRE_CONSUMER(bolt, "llvm-bolt-19");
   Optimize(bolt, {"-p", v().file("pa"), "--pa"}, "pa");
 }
 
 // perf2bolt's route: the pre-aggregated profile aggregated into fdata
 // (llvm-bolt --aggregate-only = perf2bolt), then read with -data.
 TEST_P(BoltTest, ReadsTheFdataMadeFromIt) {
-  HWT_REQUIRE_TOOL(bolt, "llvm-bolt-19");
+  HWT_REQUIRE_CONSUMER(bolt, "llvm-bolt-19");
   const std::string fdata = v().file("fdata");
   auto r = RunTool({bolt, v().program, "-p", v().file("pa"), "--pa",
                     "--aggregate-only", "-o", fdata});

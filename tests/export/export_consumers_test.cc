@@ -33,7 +33,7 @@ namespace {
 // --- pprof ------------------------------------------------------------------
 
 TEST_P(ExportConsumersTest, GoToolPprofTopEqualsOurTop) {
-  HWT_REQUIRE_TOOL(go, "go");
+  HWT_REQUIRE_CONSUMER(go, "go");
   auto r = RunTool({go, "tool", "pprof", "-top", "-noinlines",
                     "-nodecount=100000", "-nodefraction=0", v().file("pb.gz")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -71,12 +71,9 @@ TEST_P(ExportConsumersTest, GoToolPprofTopEqualsOurTop) {
 }
 
 TEST_P(ExportConsumersTest, PprofFormatDecoderAgrees) {
-  HWT_REQUIRE_TOOL(node, "node");
+  HWT_REQUIRE_CONSUMER(node, "node");
   const std::string js = testing::SourceDir() + "/tests/js";
-  if (access((js + "/node_modules/pprof-format").c_str(), R_OK) != 0) {
-    if (InCi()) FAIL() << "tests/js: npm ci has not run";
-    GTEST_SKIP() << "tests/js/node_modules missing (scripts/setup.sh --test)";
-  }
+  HWT_REQUIRE_JS_PACKAGE(js + "/node_modules/pprof-format");
   auto r = RunTool({node, js + "/pprof_summary.mjs", v().file("pb.gz")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json got = nlohmann::json::parse(r.out);
@@ -111,8 +108,8 @@ std::string CanonicalText(const std::string& profdata, const std::string& in,
 }
 
 TEST_P(ExportConsumersTest, LlvmProfgenMakesOurSampleProfile) {
-  HWT_REQUIRE_TOOL(profgen, "llvm-profgen-19");
-  HWT_REQUIRE_TOOL(profdata, "llvm-profdata-19");
+  HWT_REQUIRE_CONSUMER(profgen, "llvm-profgen-19");
+  HWT_REQUIRE_CONSUMER(profdata, "llvm-profdata-19");
   const std::string made = v().file("profgen.prof");
   auto r = RunTool({profgen, "--unsymbolized-profile=" + v().file("profgen"),
                     "--binary=" + v().program, "--output=" + made});
@@ -133,7 +130,7 @@ TEST_P(ExportConsumersTest, LlvmProfgenMakesOurSampleProfile) {
 }
 
 TEST_P(ExportConsumersTest, LlvmProfdataReadsOurSampleProfile) {
-  HWT_REQUIRE_TOOL(profdata, "llvm-profdata-19");
+  HWT_REQUIRE_CONSUMER(profdata, "llvm-profdata-19");
   auto r = RunTool({profdata, "show", "--sample", v().file("prof")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // "Function: main: 1713, 1, 11 sampled lines": total and head as ours
@@ -147,7 +144,7 @@ TEST_P(ExportConsumersTest, LlvmProfdataReadsOurSampleProfile) {
       shown[m[1]] = {std::stoull(m[2]), std::stoull(m[3])};
     }
   }
-  HWT_REQUIRE_TOOL(nm, "llvm-nm-19");
+  HWT_REQUIRE_CONSUMER(nm, "llvm-nm-19");
   const auto insns = Instructions();
   for (const auto& [name, sym] : SymbolTable(nm, v().program)) {
     if (!kProgramFunctions.count(name)) continue;
@@ -173,8 +170,8 @@ TEST_P(ExportConsumersTest, LlvmProfdataReadsOurSampleProfile) {
 // and garbles inlined functions' names: the lines of the program's own
 // functions are compared, call targets and inlined call sites aside.)
 TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
-  HWT_REQUIRE_TOOL(create, "create_llvm_prof");
-  HWT_REQUIRE_TOOL(profdata, "llvm-profdata-19");
+  HWT_REQUIRE_CONSUMER(create, "create_llvm_prof");
+  HWT_REQUIRE_CONSUMER(profdata, "llvm-profdata-19");
   const std::string made = v().file("afdo.prof");
   auto r = RunTool({create, "--profiler=text", "--profile=" + v().file("afdo"),
                     "--binary=" + v().program, "--out=" + made,
@@ -235,8 +232,8 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
 // adds 1 to keep weights non-zero) of a conditional branch of the same
 // function.
 TEST_P(ExportConsumersTest, ClangIrCarriesOurCounts) {
-  HWT_REQUIRE_TOOL(clang, "clang-19");
-  HWT_REQUIRE_TOOL(nm, "llvm-nm-19");
+  HWT_REQUIRE_CONSUMER(clang, "clang-19");
+  HWT_REQUIRE_CONSUMER(nm, "llvm-nm-19");
   const std::string ir = v().file("ll");
   auto r = RunTool(
       {clang, "-O2", "-g", "-gdwarf-4", "-ffunction-sections",
@@ -379,14 +376,11 @@ TEST_P(ExportConsumersTest, ChromeTraceFollowsTheFormatAndOurCounts) {
 }
 
 TEST_P(ExportConsumersTest, SpeedscopeImportsTheChromeTrace) {
-  HWT_REQUIRE_TOOL(chromium, "chromium");
-  HWT_REQUIRE_TOOL(python, "python3");
+  HWT_REQUIRE_CONSUMER(chromium, "chromium");
+  HWT_REQUIRE_CONSUMER(python, "python3");
   const std::string js = testing::SourceDir() + "/tests/js";
   const std::string release = js + "/node_modules/speedscope/dist/release";
-  if (access(release.c_str(), R_OK) != 0) {
-    if (InCi()) FAIL() << "tests/js: npm ci has not run";
-    GTEST_SKIP() << "tests/js/node_modules missing (scripts/setup.sh --test)";
-  }
+  HWT_REQUIRE_JS_PACKAGE(release);
   auto r = RunTool({python, js + "/speedscope_import.py", release, v().dir,
                     v().file("trace.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -3,8 +3,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -12,19 +10,11 @@
 
 namespace hwt::export_test {
 
-std::optional<std::string> FindTool(const std::string& name) {
-  const char* path = getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    const std::string candidate = std::string(dir) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-bool InCi() {
-  const char* ci = getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
+testing::Requirement JsPackage(const std::string& path) {
+  if (access(path.c_str(), R_OK) == 0) return {};
+  return testing::SkipOutsideCi(path +
+                                " is missing: npm ci in tests/js has not run "
+                                "(scripts/setup.sh --test)");
 }
 
 testing::CommandResult RunTool(const std::vector<std::string>& argv,

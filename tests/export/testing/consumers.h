@@ -1,11 +1,10 @@
-// Helpers of the export round-trip tests: finding the consumer tools
-// (missing: the test says so and skips, or fails under CI=true), running
-// them, and reading what they print.
+// Helpers of the export round-trip tests: requiring the consumer tools
+// (base/testing/test_env.h: missing, the test skips, or fails in CI),
+// running them, and reading what they print.
 #ifndef HWT_TESTS_EXPORT_TESTING_CONSUMERS_H_
 #define HWT_TESTS_EXPORT_TESTING_CONSUMERS_H_
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,10 +12,9 @@
 
 namespace hwt::export_test {
 
-// The tool's path on PATH, or nullopt.
-std::optional<std::string> FindTool(const std::string& name);
-// Whether CI=true (a missing consumer then fails instead of skipping).
-bool InCi();
+// Met when the npm package directory `path` is there; else the outcome of
+// testing::SkipOutsideCi.
+testing::Requirement JsPackage(const std::string& path);
 
 // Runs argv; on a non-zero exit the result's `err` says so with the
 // command line.
@@ -31,16 +29,16 @@ std::map<std::string, std::vector<std::string>> ReadSampleProfileText(
 
 }  // namespace hwt::export_test
 
-// Skips (or fails under CI=true) the current test when `name` is not on
-// PATH; else declares `var` as its path.
-#define HWT_REQUIRE_TOOL(var, name)                                        \
-  auto var##_opt = ::hwt::export_test::FindTool(name);                     \
-  if (!var##_opt) {                                                        \
-    if (::hwt::export_test::InCi()) {                                      \
-      FAIL() << name << " is not installed (scripts/setup.sh --test)";     \
-    }                                                                      \
-    GTEST_SKIP() << name << " is not installed (scripts/setup.sh --test)"; \
-  }                                                                        \
-  const std::string var = *var##_opt
+// Requires `tool` (HWT_REQUIRE_TOOL: listed in .ci/required-tools; missing,
+// the test skips, or fails in CI), then declares `var` as its name.
+#define HWT_REQUIRE_CONSUMER(var, tool) \
+  HWT_REQUIRE_TOOL(tool);               \
+  const std::string var = tool
+
+// Requires the pinned JavaScript package at `path` (under
+// tests/js/node_modules, installed by scripts/setup.sh --test with npm ci):
+// skips without it, fails in CI.
+#define HWT_REQUIRE_JS_PACKAGE(path) \
+  HWT_ACT_ON_REQUIREMENT(::hwt::export_test::JsPackage(path))
 
 #endif  // HWT_TESTS_EXPORT_TESTING_CONSUMERS_H_

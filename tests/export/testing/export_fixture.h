@@ -128,10 +128,7 @@ class ExportConsumersTest : public ::testing::TestWithParam<bool> {
 
  protected:
   void SetUp() override {
-    if (!FindTool("clang-19")) {
-      if (InCi()) FAIL() << "clang-19 is not installed";
-      GTEST_SKIP() << "clang-19 is not installed (scripts/setup.sh --test)";
-    }
+    HWT_REQUIRE_TOOL("clang-19");
     if (!dir_) {
       auto dir = TempDir::Create("hwt-export-test");
       ASSERT_TRUE(dir.ok()) << dir.status();
