@@ -1,0 +1,5 @@
+'use strict';
+(function () {
+  const hwt = window.hwt;
+  hwt.renderBatch = function () {};
+})();
