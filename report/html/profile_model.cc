@@ -146,11 +146,17 @@ json CallEdges(const TreeFunctions& functions, ProfileNames& names,
 json AnnotationJson(const AnnotatedFunction& f, uint32_t frame) {
   json rows = json::array();
   for (const AnnotatedInstruction& i : f.instructions) {
-    // [address, count, text, source, taken, not taken, kind]: kind 1 =
+    // [address, count, text, source, kind, taken, not taken]: kind 1 =
     // a reached conditional branch, 2 = one never reached.
     const int kind = i.branch_counts ? 1 : i.never_reached ? 2 : 0;
-    rows.push_back({absl::StrFormat("0x%x", i.address), i.count, i.text,
-                    i.source, i.taken, i.not_taken, kind});
+    json row = {absl::StrFormat("0x%x", i.address), i.count, i.text,
+                i.source, kind, i.taken, i.not_taken};
+    // Trailing empty fields are left out (most rows have no source line
+    // and no branch counts).
+    while (row.size() > 3 && (row.back() == 0 || row.back() == "")) {
+      row.erase(row.size() - 1);
+    }
+    rows.push_back(std::move(row));
   }
   json out = {{"frame", frame},
               {"name", f.name},

@@ -41,9 +41,9 @@ struct HtmlOptions {
   double prune_fraction = 1.0 / 12000;
   size_t top_rows = 500;            // per top list (0 = all)
   size_t hot_rows = 50;             // per --hot section (0 = all)
-  size_t annotated_functions = 60;  // disassembly for this many functions
+  size_t annotated_functions = 50;  // disassembly for this many functions
   // ... while their instructions add up to at most this many.
-  size_t max_annotated_instructions = 100000;
+  size_t max_annotated_instructions = 25000;
 };
 
 struct ProfileModelInputs {

@@ -117,7 +117,7 @@ window.hwt = (function () {
     try {
       const re = new RegExp(text);
       return (name) => re.test(name);
-    } catch (e) {
+    } catch {
       return (name) => name.includes(text);
     }
   };

@@ -7,28 +7,35 @@
 (function () {
   const hwt = window.hwt;
 
-  // Weights along the tree: what the function's callees ran below it and
-  // what it ran under each caller, each stack once when it recurses.
+  // Whether an ancestor of `node` (above its parent) already is a call
+  // from `caller` to `callee`: then node's weight is in that one's.
+  function edgeAbove(tree, node, caller, callee) {
+    for (let a = tree.parent[node]; a !== 0; a = tree.parent[a]) {
+      if (tree.frame[a] === callee && tree.frame[tree.parent[a]] === caller) return true;
+    }
+    return false;
+  }
+
+  // Weights along the tree: what the function ran under each caller and
+  // what each callee ran under it, each stack once per call edge (so that
+  // recursion does not count a stack twice), as pprof counts them.
   function treeNeighbours(tree, frame) {
     const callers = new Map();
     const callees = new Map();
     let self = 0;
     let total = 0;
     const add = (map, key, value) => map.set(key, (map.get(key) || 0) + value);
-    for (let i = 0; i < tree.size; ++i) {
+    for (let i = 1; i < tree.size; ++i) {
+      const parentFrame = tree.frame[tree.parent[i]];
+      if (parentFrame === frame && !edgeAbove(tree, i, frame, tree.frame[i])) {
+        add(callees, tree.frame[i], tree.total[i]);
+      }
       if (tree.frame[i] !== frame) continue;
       self += tree.self[i];
+      if (!edgeAbove(tree, i, parentFrame, frame)) add(callers, parentFrame, tree.total[i]);
       let outer = true;
-      for (let a = tree.parent[i]; a !== 0; a = tree.parent[a]) {
-        if (tree.frame[a] === frame) {
-          outer = false;
-          break;
-        }
-      }
-      for (let c = i + 1; c < tree.end[i]; c = tree.end[c]) add(callees, tree.frame[c], tree.total[c]);
-      if (!outer) continue;
-      total += tree.total[i];
-      add(callers, tree.frame[tree.parent[i]], tree.total[i]);
+      for (let a = tree.parent[i]; a !== 0 && outer; a = tree.parent[a]) outer = tree.frame[a] !== frame;
+      if (outer) total += tree.total[i];
     }
     return {callers, callees, self, total};
   }
@@ -58,7 +65,7 @@
     let max = 0;
     for (const row of annotation.rows) max = Math.max(max, row[1]);
     const body = hwt.el('tbody');
-    for (const [address, count, text, source, taken, notTaken, kind] of annotation.rows) {
+    for (const [address, count, text, source = '', kind = 0, taken = 0, notTaken = 0] of annotation.rows) {
       if (source) {
         body.append(hwt.el('tr', {className: 'source'}, [hwt.el('td', {colSpan: 5}, [source])]));
       }

@@ -20,7 +20,7 @@
       view.append(hwt.el('p', {className: 'note'}, ['none']));
       return;
     }
-    view.append(hwt.table(columns, rows, {sortKey, descending: true, onRow}));
+    view.append(hwt.table(columns, rows, {sortKey, descending: true, onRow, pageSize: 15}));
   }
 
   hwt.renderHot = function (view, app) {
@@ -31,7 +31,9 @@
       view.append(hwt.el('p', {className: 'note'}, ['This report has no hot spots (no code to expand the blocks).']));
       return;
     }
-    const rows = app.model.limits && app.model.limits.hot_rows;
+    const limit = app.model.limits && app.model.limits.hot_rows;
+    const rows = limit && ['blocks', 'conditional_branches', 'taken_branches', 'call_paths', 'paths', 'loops']
+      .some((k) => (hot[k] || []).length >= limit) ? limit : 0;
     view.append(hwt.el('p', {className: 'note'}, [
       'Shares are of all ' + hwt.thousands(hot.total) + ' ' + hot.unit + '.' +
       (rows ? ' The ' + rows + ' heaviest rows per section (hwt-report --hot --rows 0 lists all).' : '')]));

@@ -18,12 +18,13 @@
 
   function cpuText(cpu) {
     if (!cpu) return '';
-    const parts = [cpu.vendor || cpu.arch || ''];
+    const parts = [cpu.vendor || cpu.arch || 'unknown CPU'];
     if (cpu.family !== undefined) parts.push('family ' + cpu.family + ' model ' + cpu.model + ' stepping ' + cpu.stepping);
     if (cpu.midr) parts.push('MIDR ' + cpu.midr);
     if (cpu.nominal_frequency_hz) parts.push((cpu.nominal_frequency_hz / 1e6).toFixed(0) + ' MHz nominal');
-    if (cpu.arch && parts[0] !== cpu.arch) parts.push('(' + cpu.arch + ')');
-    return parts.filter(Boolean).join(', ');
+    let text = parts.join(', ');
+    if (cpu.arch && parts[0] !== cpu.arch) text += ' (' + cpu.arch + ')';
+    return text;
   }
 
   function captureSection(view, c) {

@@ -9,7 +9,8 @@
 
   // columns: [{key, label, num (right-aligned, numeric sort), render(row)
   // -> string|Node, value(row) -> sort key, title}]; rows: objects.
-  // options: sortKey, descending, onRow(row) (rows become links), id.
+  // options: sortKey, descending, onRow(row) (rows become links), id,
+  // pageSize (rows shown before "Show all").
   hwt.table = function (columns, rows, options) {
     options = options || {};
     const state = {key: options.sortKey || null, descending: options.descending !== false};
@@ -18,7 +19,7 @@
     if (options.caption) table.append(hwt.el('caption', {className: 'note'}, [options.caption]));
     const head = hwt.el('tr');
     const body = hwt.el('tbody');
-    let limit = PAGE;
+    let limit = options.pageSize || PAGE;
     const more = hwt.el('div', {className: 'more'});
     const valueOf = (column, row) => column.value ? column.value(row) : row[column.key];
     function sorted() {
@@ -113,7 +114,8 @@
     const grand = top.total;
     hwt.clear(view);
     view.append(hwt.el('h2', {}, ['Functions by ' + top.unit]));
-    const limited = model.limits && model.limits.top_rows;
+    const limit = model.limits && model.limits.top_rows;
+    const limited = limit && (top.by_self.length >= limit || top.by_total.length >= limit) ? limit : 0;
     view.append(hwt.el('p', {className: 'note'}, [
       hwt.thousands(grand) + ' ' + top.unit + ' in total. Self: in the function\'s own code; total: in it and what it called (recursion counted once). ' +
       'Click a row for its callers, callees and annotated disassembly.' +
