@@ -29,6 +29,12 @@ class ModelFrames {
     return it->second;
   }
 
+  // The model's id of a frame already used, or -1.
+  int64_t Find(uint32_t table_id) const {
+    auto it = ids_.find(table_id);
+    return it == ids_.end() ? -1 : int64_t{it->second};
+  }
+
   json Json() const {
     json name = json::array(), image = json::array(), category = json::array(),
          inlined = json::array(), file = json::array(), line = json::array();
@@ -132,13 +138,18 @@ json ProfileSummary(const ProfileModelInputs& in) {
   return out;
 }
 
+// The call edges between frames the page has (those of the embedded tree
+// and of the annotations): a function narrower than the pruning width is
+// left out of its callers' and callees' lists too.
 json CallEdges(const TreeFunctions& functions, ProfileNames& names,
-               ModelFrames& frames) {
+               const ModelFrames& frames) {
   json out = json::array();
   for (const analysis::CallEdge& e : functions.call_edges) {
     if (e.count == 0) continue;
-    out.push_back({frames.Id(names.Frame(e.caller)),
-                   frames.Id(names.Frame(e.callee)), e.count});
+    const int64_t caller = frames.Find(names.Frame(e.caller));
+    const int64_t callee = frames.Find(names.Frame(e.callee));
+    if (caller < 0 || callee < 0) continue;
+    out.push_back({caller, callee, e.count});
   }
   return out;
 }
@@ -149,8 +160,13 @@ json AnnotationJson(const AnnotatedFunction& f, uint32_t frame) {
     // [address, count, text, source, kind, taken, not taken]: kind 1 =
     // a reached conditional branch, 2 = one never reached.
     const int kind = i.branch_counts ? 1 : i.never_reached ? 2 : 0;
-    json row = {absl::StrFormat("0x%x", i.address), i.count, i.text,
-                i.source, kind, i.taken, i.not_taken};
+    json row = {absl::StrFormat("0x%x", i.address),
+                i.count,
+                i.text,
+                i.source,
+                kind,
+                i.taken,
+                i.not_taken};
     // Trailing empty fields are left out (most rows have no source line
     // and no branch counts).
     while (row.size() > 3 && (row.back() == 0 || row.back() == "")) {
@@ -246,7 +262,6 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
   top.weight = in.unit.weight;
   top.scale = in.unit.scale;
   model["top"] = TopTableJson(functions, names, top);
-  model["call_edges"] = CallEdges(functions, names, frames);
   if (in.expansion != nullptr) {
     HotOptions hot = in.hot;
     hot.rows = options.hot_rows;
@@ -254,6 +269,7 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
         HotReportJson(*in.profile, *in.expansion, *in.tree, names, hot);
   }
   model["annotations"] = Annotations(in, functions, options, frames);
+  model["call_edges"] = CallEdges(functions, names, frames);
   model["limits"] = {{"top_rows", options.top_rows},
                      {"hot_rows", options.hot_rows},
                      {"annotated_functions", options.annotated_functions}};

@@ -10,7 +10,7 @@
 //                     than `prune_fraction` of the total are left out (their
 //                     weight stays in their parents' totals)
 //   top               `--top N --format json` (TopTableJson) with N = top_rows
-//   call_edges        exact near-call counts between functions
+//   call_edges        exact near-call counts between the functions above
 //   hot               `--hot --format json` (HotReportJson)
 //   annotations       --annotate's rows (FunctionAnnotator) for the functions
 //                     with the most instructions of their own

@@ -171,6 +171,7 @@
     });
     route();
     document.body.dataset.ready = '1';
+    performance.mark('hwt-ready');
   }
 
   hwt.subtitle = function (model) {

@@ -1,5 +1,5 @@
 // The flame graph (root at the bottom) and icicle (root at the top) of the
-// model's call tree: frames narrower than half a pixel are not drawn (their
+// model's call tree: frames narrower than a pixel are not drawn (their
 // weight stays in their parent's width), so a view costs what it shows, not
 // what the tree holds. Click a frame to zoom into it; search marks the
 // frames whose names match and sums their share (nested matches once).
@@ -8,7 +8,7 @@
 (function () {
   const hwt = window.hwt;
   const ROW = 18;         // pixels per stack level
-  const MIN_PIXELS = 0.5;  // narrower frames are not drawn
+  const MIN_PIXELS = 1;  // narrower frames are not drawn
 
   // The model's tree in typed arrays, with each node's parent and the end of
   // its subtree (nodes are in preorder: node i's subtree is [i, end[i])).
@@ -61,6 +61,16 @@
     }
   };
 
+  // The part of a name that fits `width` pixels (about 7.2 pixels a
+  // character): laying out only what shows keeps a redraw of thousands of
+  // frames with long C++ names fast. The title keeps the whole name.
+  const CHAR_PIXELS = 7.2;
+  function label(name, width) {
+    const fits = Math.floor((width - 6) / CHAR_PIXELS);
+    if (fits < 3) return '';
+    return name.length <= fits ? name : name.slice(0, fits - 1) + '\u2026';
+  }
+
   hwt.Flame = class {
     // options: unit (name of the counts), scale (weights -> shown values),
     // info and matched (elements for the hovered frame and the search
@@ -91,11 +101,13 @@
         const box = event.target.closest('.frame');
         if (box) this.describe(Number(box.dataset.node));
       });
+      this.width = container.clientWidth;
       if (window.ResizeObserver) {
-        let width = 0;
+        let width = this.width;
         new ResizeObserver(() => {
           if (container.clientWidth !== width && container.isConnected) {
             width = container.clientWidth;
+            this.width = width;
             if (width > 0) this.render();
           }
         }).observe(container);
@@ -213,7 +225,9 @@
 
     render() {
       const t = this.tree;
-      const width = this.container.clientWidth || 1200;
+      // The width the resize observer saw; reading it from the layout here
+      // would force a layout of the frames drawn before.
+      const width = this.width || this.container.clientWidth || 1200;
       const boxes = this.layout(width);
       let maxDepth = 0;
       for (const b of boxes) maxDepth = Math.max(maxDepth, t.depth[b.node]);
@@ -233,11 +247,11 @@
         box.style.width = b.w.toFixed(2) + 'px';
         box.style.top = ((this.inverted ? row : maxDepth - row) * ROW) + 'px';
         box.style.backgroundColor = this.colour(b.node, category);
-        box.textContent = b.w >= 22 ? t.name(b.node) : '';
+        box.textContent = label(t.name(b.node), b.w);
         box.title = t.name(b.node);
         fragment.append(box);
       }
-      hwt.clear(this.container).append(fragment);
+      this.container.replaceChildren(fragment);
       this.container.style.height = ((maxDepth + 1) * ROW) + 'px';
       // The first frame can take the keyboard focus; Tab moves on to the
       // next control, arrow keys are not needed for a zoom.
