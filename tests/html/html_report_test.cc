@@ -1,5 +1,5 @@
 // The HTML report's model holds the numbers of the text outputs: written by
-// the libraries from a real capture (the demo, and an SPE trace of known
+// hwt-report --html from a real capture (the demo, and an SPE trace of known
 // samples), its parts equal what hwt-report prints for the same capture:
 // `--top N --format json`, `--hot --rows N --format json`, `--folded` (the
 // tree, unpruned, gives back the folded stacks byte for byte; pruned, every
@@ -30,7 +30,6 @@ using testing::RunCommand;
 using testing::SourceDir;
 using testing::ToolPath;
 
-std::string Driver() { return BinaryDir() + "/tests/html/hwt-html-driver"; }
 std::string Demo() { return SourceDir() + "/testdata/demo.hwt"; }
 
 nlohmann::json ModelOf(const std::string& page_path) {
@@ -88,7 +87,7 @@ class HtmlReportTest : public ::testing::Test {
 };
 
 TEST_F(HtmlReportTest, ProfileModelEqualsTheTextOutputs) {
-  RunOk({Driver(), Demo(), Path("demo.html")});
+  RunOk({ToolPath("hwt-report"), "--html=" + Path("demo.html"), Demo()});
   const nlohmann::json model = ModelOf(Path("demo.html"));
   const std::string report = ToolPath("hwt-report");
   EXPECT_EQ(model["top"],
@@ -122,14 +121,15 @@ TEST_F(HtmlReportTest, ProfileModelEqualsTheTextOutputs) {
   }
 
   // Unpruned: the folded stacks themselves.
-  RunOk({Driver(), "--prune", "0", Demo(), Path("full.html")});
+  RunOk({ToolPath("hwt-report"), "--min-width", "0",
+         "--html=" + Path("full.html"), Demo()});
   const nlohmann::json full = ModelOf(Path("full.html"));
   EXPECT_EQ(full["tree"]["pruned_nodes"], 0);
   EXPECT_EQ(Folded(TreeStacks(full)), folded);
 }
 
 TEST_F(HtmlReportTest, AnnotationsAreTheAnnotateRows) {
-  RunOk({Driver(), Demo(), Path("demo.html")});
+  RunOk({ToolPath("hwt-report"), "--html=" + Path("demo.html"), Demo()});
   const nlohmann::json model = ModelOf(Path("demo.html"));
   const nlohmann::json& first = model["annotations"][0];
   const std::string name = first["name"];
@@ -160,8 +160,8 @@ TEST_F(HtmlReportTest, SpeModelEqualsTheSpeReport) {
   const std::string trace = Path("sample.spe");
   RunOk({BinaryDir() + "/tests/html/hwt-html-spe-sample", trace});
   const std::string image = BinaryDir() + "/testdata/programs/counted_static@0";
-  RunOk({Driver(), "--backend", "spe", "--image", image, trace,
-         Path("spe.html")});
+  RunOk({ToolPath("hwt-report"), "--backend", "spe", "--image", image,
+         "--html=" + Path("spe.html"), trace});
   const nlohmann::json model = ModelOf(Path("spe.html"));
   EXPECT_EQ(model["kind"], "spe");
   EXPECT_EQ(model["spe"],
