@@ -1,5 +1,5 @@
 // The report's frame: reads the model, builds the tabs for its kind
-// (a profile, an SPE capture, a batch), draws each view the first time it is
+// (a profile or an SPE capture), draws each view the first time it is
 // shown, follows the address's #view (so views can be linked and the Back
 // button works, from file:// too), and the keyboard: "/" searches the
 // flame graph (Ctrl-F stays the browser's), Escape resets its zoom.
@@ -15,12 +15,10 @@
     function: {label: 'Function', render: (v, app) => hwt.renderFunction(v, app, app.currentFunction)},
     hot: {label: 'Hot spots', render: (v, app) => hwt.renderHot(v, app)},
     spe: {label: 'SPE samples', render: (v, app) => hwt.renderSpe(v, app)},
-    batch: {label: 'Captures', render: (v, app) => hwt.renderBatch(v, app)},
   };
   const VIEWS_OF_KIND = {
     profile: ['overview', 'flame', 'top', 'function', 'hot'],
     spe: ['overview', 'flame', 'spe'],
-    batch: ['batch', 'flame'],
   };
 
   const app = {

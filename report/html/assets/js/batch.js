@@ -1,5 +1,0 @@
-'use strict';
-(function () {
-  const hwt = window.hwt;
-  hwt.renderBatch = function () {};
-})();
