@@ -6,6 +6,7 @@
 // node left keeps the total the folded lines give its stack), and the SPE
 // report's JSON. The page's own rendering is checked in a browser
 // (tests/js/).
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -126,6 +127,53 @@ TEST_F(HtmlReportTest, ProfileModelEqualsTheTextOutputs) {
   const nlohmann::json full = ModelOf(Path("full.html"));
   EXPECT_EQ(full["tree"]["pruned_nodes"], 0);
   EXPECT_EQ(Folded(TreeStacks(full)), folded);
+}
+
+// --function and --only-image shape the page's tables as they shape the text
+// outputs'.
+TEST_F(HtmlReportTest, FiltersApplyAsToTheTextOutputs) {
+  const std::string report = ToolPath("hwt-report");
+  const std::vector<std::string> filter = {"--function", "^eval_expr$",
+                                           "--only-image", "demo"};
+  std::vector<std::string> argv = {report, "--html=" + Path("f.html")};
+  argv.insert(argv.end(), filter.begin(), filter.end());
+  argv.push_back(Demo());
+  RunOk(argv);
+  const nlohmann::json model = ModelOf(Path("f.html"));
+  auto text = [&](std::vector<std::string> flags) {
+    std::vector<std::string> command = {report};
+    command.insert(command.end(), flags.begin(), flags.end());
+    command.insert(command.end(), filter.begin(), filter.end());
+    command.push_back(Demo());
+    return nlohmann::json::parse(RunOk(command));
+  };
+  const nlohmann::json top = text({"--top", "500", "--format", "json"});
+  EXPECT_EQ(model["top"], top);
+  EXPECT_EQ(model["hot"], text({"--hot", "--rows", "50", "--format", "json"}));
+  // The filter did something: fewer functions than the whole demo.
+  const nlohmann::json whole = ModelOf([&] {
+    RunOk({report, "--html=" + Path("whole.html"), Demo()});
+    return Path("whole.html");
+  }());
+  EXPECT_LT(top["by_self"].size(), whole["top"]["by_self"].size());
+  EXPECT_FALSE(model["profile"]["filters"].empty());
+}
+
+// A page that cannot be written (its path is a directory): exit 3, the
+// reason, and nothing left behind (no temporary file beside it).
+TEST_F(HtmlReportTest, UnwritableOutputExitsThreeAndLeavesNothing) {
+  const std::string out = Path("out");
+  std::filesystem::create_directories(out + "/r.html");
+  auto result = RunCommand(
+      {ToolPath("hwt-report"), "--html=" + out + "/r.html", Demo()}, 300);
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_THAT(result.err, ::testing::HasSubstr("r.html"));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_THAT(left, ::testing::ElementsAre("r.html"));
+  EXPECT_TRUE(std::filesystem::is_directory(out + "/r.html"));
 }
 
 TEST_F(HtmlReportTest, AnnotationsAreTheAnnotateRows) {
