@@ -46,13 +46,16 @@ else
   exit 2
 fi
 
-# The JavaScript consumers of the exports (tests/export), pinned by
+# The JavaScript consumers of the exports (tests/export) and the HTML
+# report's browser driver and linter (tests/html), pinned by
 # tests/js/package-lock.json, installed from the npm registry with npm ci.
 install_js() {
   [ $want_test = 1 ] || return 0
   js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/js"
   if [ -d "$js_dir/node_modules/pprof-format" ] &&
-     [ -d "$js_dir/node_modules/speedscope" ]; then
+     [ -d "$js_dir/node_modules/speedscope" ] &&
+     [ -d "$js_dir/node_modules/playwright-core" ] &&
+     [ -d "$js_dir/node_modules/eslint" ]; then
     return 0
   fi
   echo "setup: npm ci in tests/js"

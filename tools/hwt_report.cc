@@ -26,6 +26,8 @@
 #include "report/common/text_util.h"
 #include "report/export/export_input.h"
 #include "report/export/export_outputs.h"
+#include "report/html/profile_model.h"
+#include "report/html/spe_model.h"
 #include "report/listing/decode_stats.h"
 #include "report/profile/annotate.h"
 #include "report/profile/call_timeline.h"
@@ -60,7 +62,7 @@ struct Options {
   hwt::tools::InputFlags input;
   // Outputs: a flag given = requested; the value is its file ("-" = the
   // shared destination: -o or stdout).
-  std::string flame, folded, speedscope, callgraph;
+  std::string flame, folded, speedscope, callgraph, html;
   report::ExportFlags exports;  // --pprof, --bolt, ... (report/export)
   bool icicle = false;
   std::string title;
@@ -175,8 +177,8 @@ int RunSpe(const Options& options, double min_width_px,
       options.exports.any()) {
     return Usage(
         "SPE captures have samples, not control flow: only the SPE report "
-        "(text or --format json), --folded, --flame and --top N apply; the "
-        "exports are for PT and CoreSight");
+        "(text or --format json), --folded, --flame, --html and --top N "
+        "apply; the exports are for PT and CoreSight");
   }
   report::SymbolizerResolver resolver(symbolizer);
   auto result =
@@ -208,6 +210,17 @@ int RunSpe(const Options& options, double min_width_px,
                                   " samples by image and function");
     outputs.push_back({"flame graph", options.flame, true, "flame.svg",
                        report::RenderFlameSvg(tree, frames, flame)});
+  }
+  if (!options.html.empty()) {
+    report::html::SpeModelInputs html;
+    html.capture = input.capture.get();
+    html.title = hwt::BaseName(options.input.input);
+    html.result = &*result;
+    html.symbols = &symbols;
+    report::html::HtmlOptions html_options;
+    html_options.prune_fraction = min_width_px / report::FlameOptions().width;
+    outputs.push_back({"HTML report", options.html, true, "report.html",
+                       report::html::RenderSpeReport(html, html_options)});
   }
   if (outputs.empty() || options.top != 0) {
     const bool json = options.format == "json";
@@ -296,11 +309,12 @@ int Run(const Options& options) {
   // Decode and profile.
   const bool want_flame = !options.flame.empty();
   const bool want_speedscope = !options.speedscope.empty();
+  const bool want_html = !options.html.empty();
   hwt::Progress progress("decoding",
                          hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
-  profile_options.hot_paths = options.hot;  // only --hot shows them
+  profile_options.hot_paths = options.hot || want_html;  // they show them
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
     progress.Update(done);
   };
@@ -340,7 +354,8 @@ int Run(const Options& options) {
 
   // Names and the tree the reports show (after --image / --function).
   report::SymbolizerProfileSymbols symbols(symbolizer.get(), &input->timeline);
-  report::ProfileNames names(symbols, /*source_lines=*/want_speedscope);
+  report::ProfileNames names(symbols,
+                             /*source_lines=*/want_speedscope || want_html);
   analysis::CallTree tree = profile.merged;
   std::vector<std::string> filters;
   if (options.thread)
@@ -372,7 +387,7 @@ int Run(const Options& options) {
   const bool tree_outputs =
       want_flame || want_speedscope || options.callgraph == "text";
   std::optional<analysis::BlockExpansion> expansion;
-  if ((inline_frames && tree_outputs) || options.hot ||
+  if ((inline_frames && tree_outputs) || options.hot || want_html ||
       !options.annotate.empty() || (!options.folded.empty() && inline_frames) ||
       options.exports.needs_expansion()) {
     analysis::ImageCodeReader reader(input->timeline);
@@ -404,7 +419,7 @@ int Run(const Options& options) {
 
   std::vector<OutputSpec> outputs;
   const bool no_mode = options.flame.empty() && options.folded.empty() &&
-                       options.speedscope.empty() &&
+                       options.speedscope.empty() && !want_html &&
                        options.callgraph.empty() && options.top == 0 &&
                        !options.hot && options.annotate.empty() &&
                        !options.exports.any();
@@ -493,29 +508,51 @@ int Run(const Options& options) {
          json ? report::TopTableJson(functions, names, top).dump(2) + "\n"
               : report::RenderTopTable(functions, names, top)});
   }
+  // --hot (and the HTML report's hot spots) follow --function / --image.
+  report::HotOptions hot;
+  hot.rows = options.rows;
+  if (image_match || function_match) {
+    hot.keep_function = [&](const analysis::FunctionId& fn) {
+      if (fn.kind != analysis::FrameKind::kFunction &&
+          fn.kind != analysis::FrameKind::kUnknownCode) {
+        return false;
+      }
+      const analysis::FrameKey key{fn.kind, fn.image, fn.start};
+      if (image_match && !image_match(key)) return false;
+      if (function_match &&
+          (fn.kind != analysis::FrameKind::kFunction || !function_match(key))) {
+        return false;
+      }
+      return true;
+    };
+  }
   if (options.hot) {
-    report::HotOptions hot;
-    hot.rows = options.rows;
-    if (image_match || function_match) {
-      hot.keep_function = [&](const analysis::FunctionId& fn) {
-        if (fn.kind != analysis::FrameKind::kFunction &&
-            fn.kind != analysis::FrameKind::kUnknownCode) {
-          return false;
-        }
-        const analysis::FrameKey key{fn.kind, fn.image, fn.start};
-        if (image_match && !image_match(key)) return false;
-        if (function_match && (fn.kind != analysis::FrameKind::kFunction ||
-                               !function_match(key))) {
-          return false;
-        }
-        return true;
-      };
-    }
     const nlohmann::json report_json =
         report::HotReportJson(profile, *expansion, tree, names, hot);
     outputs.push_back({"hot spots", "-", json, json ? "hot.json" : "hot.txt",
                        json ? report_json.dump(2) + "\n"
                             : report::RenderHotReportText(report_json)});
+  }
+  if (want_html) {
+    report::html::ProfileModelInputs html;
+    html.capture = input->capture.get();
+    html.title = input_name;
+    html.profile = &profile;
+    html.tree = &tree;
+    html.expansion = &*expansion;
+    html.names = &names;
+    html.symbolizer = symbolizer.get();
+    html.unit = unit;
+    html.tree_options = tree_options;
+    html.hot = hot;
+    html.streams = profiled->streams;
+    html.stats = profiled->stats;
+    html.filters = filters;
+    // --min-width prunes the page's tree as it does the SVG's frames.
+    report::html::HtmlOptions html_options;
+    html_options.prune_fraction = *min_width_px / report::FlameOptions().width;
+    outputs.push_back({"HTML report", options.html, true, "report.html",
+                       report::html::RenderProfileReport(html, html_options)});
   }
   if (!options.annotate.empty()) {
     auto text = report::AnnotateFunctions(options.annotate, *symbolizer,
@@ -563,6 +600,7 @@ int main(int argc, char** argv) {
       "the SPE sample reports.\n\n"
       "Examples:\n"
       "  hwt-report fib.hwt                      # fib.flame.svg\n"
+      "  hwt-report --html fib.hwt               # fib.report.html\n"
       "  hwt-report --top 20 --function '^main$' fib.hwt\n"
       "  hwt-report --annotate fib --hot fib.hwt\n"
       "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg\n"
@@ -570,8 +608,9 @@ int main(int argc, char** argv) {
       "trace.pt\n"
       "  hwt-report --pprof --bolt --only-image prog prog.hwt  # prog.pb.gz, "
       "prog.bolt.pa\n\n"
-      "SVG and JSON go to stdout, or when stdout is a terminal to "
-      "NAME.flame.svg / NAME.speedscope.json (exports: NAME.pb.gz, ...) in the "
+      "SVG, HTML and JSON go to stdout, or when stdout is a terminal to "
+      "NAME.flame.svg / NAME.report.html / NAME.speedscope.json (exports: "
+      "NAME.pb.gz, ...) in the "
       "current directory.\n"
       "Exit status: 0 clean, 1 the trace had decode errors (reported), 2 bad "
       "usage or unreadable input, 3 internal error or failure to write.",
@@ -582,6 +621,10 @@ int main(int argc, char** argv) {
 
   app.add_flag("--flame{-}", options.flame,
                "interactive SVG flame graph (default output); =FILE")
+      ->group("Outputs");
+  app.add_flag("--html{-}", options.html,
+               "interactive HTML report (one self-contained file: overview, "
+               "flame graph, functions, disassembly, hot spots); =FILE")
       ->group("Outputs");
   app.add_flag("--folded{-}", options.folded,
                "folded stacks (flamegraph.pl, inferno, speedscope); =FILE")
@@ -622,7 +665,8 @@ int main(int argc, char** argv) {
                  "instructions, ns, ticks or samples)")
       ->group("Flame graph");
   app.add_option("--min-width", options.min_width,
-                 "leave out frames narrower than PIXELS (or PERCENT%)")
+                 "leave out frames narrower than PIXELS (or PERCENT%) of a "
+                 "1200-pixel graph (--flame, --html)")
       ->capture_default_str()
       ->group("Flame graph");
   app.add_option("--rows", options.rows, "rows per --hot section (0 = all)")
