@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <set>
@@ -93,18 +94,24 @@ capture::Manifest BuildManifest(const EmulateOptions& options,
 
 void ExecutionLog::Replay(ExecutionSink& sink) const {
   sink.OnStart(info_);
+  const bool with_lengths = lengths_.size() == instructions_.size();
+  auto deliver = [&](size_t from, size_t to) {
+    if (to <= from) return;
+    auto ips = absl::MakeConstSpan(instructions_).subspan(from, to - from);
+    if (with_lengths) {
+      sink.OnInstructionsWithLengths(
+          ips, absl::MakeConstSpan(lengths_).subspan(from, to - from));
+    } else {
+      sink.OnInstructions(ips);
+    }
+  };
   size_t done = 0;
   for (const Mapping& mapping : mappings_) {
-    if (mapping.before > done) {
-      sink.OnInstructions(absl::MakeConstSpan(instructions_)
-                              .subspan(done, mapping.before - done));
-      done = mapping.before;
-    }
+    deliver(done, mapping.before);
+    done = std::max(done, mapping.before);
     sink.OnMapping(mapping.event);
   }
-  if (instructions_.size() > done) {
-    sink.OnInstructions(absl::MakeConstSpan(instructions_).subspan(done));
-  }
+  deliver(done, instructions_.size());
   if (exit_status_) sink.OnExit(*exit_status_);
 }
 
@@ -158,7 +165,7 @@ absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
     ptrace.max_instructions = options.max_instructions;
     HWT_ASSIGN_OR_RETURN(result.recording, RecordWithPtrace(ptrace, tee));
   } else {
-    recorder_name = "valgrind-lackey";
+    recorder_name = "valgrind-hwttrace";
     ValgrindRecorderOptions valgrind;
     valgrind.argv = options.argv;
     valgrind.stdin_path = options.stdin_path;

@@ -36,6 +36,12 @@ class ExecutionLog : public ExecutionSink {
   void OnInstructions(absl::Span<const uint64_t> ips) override {
     instructions_.insert(instructions_.end(), ips.begin(), ips.end());
   }
+  void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                 absl::Span<const uint8_t> lengths) override {
+    lengths_.resize(instructions_.size());  // unknown before: 0
+    instructions_.insert(instructions_.end(), ips.begin(), ips.end());
+    lengths_.insert(lengths_.end(), lengths.begin(), lengths.end());
+  }
   void OnExit(int status) override { exit_status_ = status; }
 
   // Delivers the run to `sink` as the recorder did (mapping events before
@@ -44,6 +50,9 @@ class ExecutionLog : public ExecutionSink {
 
   const ExecutionInfo& info() const { return info_; }
   const std::vector<uint64_t>& instructions() const { return instructions_; }
+  // The recorder's lengths (OnInstructionsWithLengths), empty when it gave
+  // none.
+  const std::vector<uint8_t>& lengths() const { return lengths_; }
   std::optional<int> exit_status() const { return exit_status_; }
 
   // Filled by RecordCapture.
@@ -58,6 +67,7 @@ class ExecutionLog : public ExecutionSink {
   ExecutionInfo info_;
   std::vector<Mapping> mappings_;
   std::vector<uint64_t> instructions_;
+  std::vector<uint8_t> lengths_;
   std::optional<int> exit_status_;
 };
 
