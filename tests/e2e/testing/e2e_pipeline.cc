@@ -197,9 +197,13 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
   HWT_ASSIGN_OR_RETURN(capture::AddressSpaceTimeline timeline,
                        capture::BuildAddressSpaceTimeline(*capture));
   // Named as hwt-report names them: the timeline's images in a symbolizer,
-  // frames through ProfileNames.
+  // frames through ProfileNames. The truth has real frames only: no inline
+  // frames, and no line information is needed.
+  symbolizer::SymbolizerOptions symbol_options;
+  symbol_options.inline_frames = false;
+  symbol_options.line_info = false;
   std::unique_ptr<symbolizer::Symbolizer> symbols =
-      symbolizer::Symbolizer::Create(recorder::GroundTruthSymbolOptions());
+      symbolizer::Symbolizer::Create(symbol_options);
   const std::vector<std::string> problems =
       report::RegisterTimelineImages(timeline, *symbols);
   if (!problems.empty()) {

@@ -90,8 +90,8 @@ struct Decoded {
 absl::StatusOr<Decoded> DecodeInstructions(
     const std::string& path, const capture::InputOptions& options = {});
 
-// The analysis' view, named by the symbolizer as the ground truth names
-// functions (recorder::GroundTruthSymbolOptions: no inline frames).
+// The analysis' view, named by the symbolizer (no inline frames: the ground
+// truth, which reads symbols with its own reader, has real frames only).
 struct Profiled {
   analysis::Profile profile;
   std::vector<StreamStats> stats;
