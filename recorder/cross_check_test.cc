@@ -76,7 +76,9 @@ std::vector<Place> Places(const CollectingSink& sink) {
            sink.events_at()[next_event] <= i) {
       // The ptrace run reports the vDSO (not dumped here; valgrind hides it).
       const MappingEvent& event = sink.events()[next_event++];
-      if (event.path != "[vdso]") EXPECT_TRUE(code.Apply(event).ok());
+      if (event.path != "[vdso]") {
+        EXPECT_TRUE(code.Apply(event).ok());
+      }
     }
     std::optional<CodeLocation> at = code.Locate(sink.ips()[i]);
     if (!at) {

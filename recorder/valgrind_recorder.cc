@@ -17,8 +17,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -32,6 +35,8 @@ namespace hwt::recorder {
 namespace {
 
 constexpr size_t kBatch = 1 << 16;
+// The payload that marks errors the ptrace recorder can do better.
+constexpr char kPtraceInstead[] = "hwt.recorder/ptrace-instead";
 constexpr size_t kReadBytes = 1 << 20;
 constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kPageMask = ~uint64_t{0xfff};
@@ -214,6 +219,12 @@ uint64_t InodeOf(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
+absl::Status PtraceInstead(const std::string& message) {
+  absl::Status status = absl::UnimplementedError(message);
+  status.SetPayload(kPtraceInstead, absl::Cord("1"));
+  return status;
+}
+
 std::string Canonical(const std::string& path) {
   char real[PATH_MAX];
   return realpath(path.c_str(), real) != nullptr ? std::string(real) : path;
@@ -223,8 +234,11 @@ std::string Canonical(const std::string& path) {
 class TraceConsumer : public ToolTraceHandler {
  public:
   TraceConsumer(ExecutionSink& sink, RecordingStats& stats,
-                std::string first_program)
-      : sink_(sink), stats_(stats), first_program_(std::move(first_program)) {
+                std::string first_program, uint64_t limit)
+      : sink_(sink),
+        stats_(stats),
+        first_program_(std::move(first_program)),
+        limit_(limit) {
     ips_.reserve(kBatch);
     lengths_.reserve(kBatch);
   }
@@ -234,6 +248,7 @@ class TraceConsumer : public ToolTraceHandler {
       return absl::DataLossError(
           "valgrind recorder: instructions before the program's mappings");
     }
+    if (stopped_) return absl::OkStatus();
     stats_.guest_instructions += words.size();
     for (uint64_t word : words) {
       ToolInstruction insn = DecodeToolWord(word);
@@ -243,6 +258,11 @@ class TraceConsumer : public ToolTraceHandler {
       last_repeats_ = insn.repeats;
       ips_.push_back(insn.ip);
       lengths_.push_back(insn.length);
+      if (limit_ != 0 && stats_.instructions + ips_.size() >= limit_) {
+        Flush();
+        stopped_ = true;  // max_instructions: the program is killed
+        return absl::OkStatus();
+      }
       if (ips_.size() == kBatch) Flush();
     }
     return absl::OkStatus();
@@ -258,13 +278,13 @@ class TraceConsumer : public ToolTraceHandler {
       case ToolRecordType::kCode:
         return OnCode(payload);
       case ToolRecordType::kAnon:
-        return absl::UnimplementedError(absl::StrFormat(
+        return PtraceInstead(absl::StrFormat(
             "valgrind recorder: the program runs code at 0x%x, in memory no "
             "file backs (generated code); the valgrind recorder cannot "
             "record it: use the ptrace recorder",
             Word(payload, 0)));
       case ToolRecordType::kNoDecode:
-        return absl::UnimplementedError(absl::StrFormat(
+        return PtraceInstead(absl::StrFormat(
             "valgrind recorder: valgrind cannot decode the instruction at "
             "0x%x (it would raise SIGILL where the real CPU runs it): use "
             "the ptrace recorder",
@@ -295,6 +315,7 @@ class TraceConsumer : public ToolTraceHandler {
   }
 
   bool ended() const { return ended_; }
+  bool stopped() const { return stopped_; }
   bool started() const { return have_program_; }
 
  private:
@@ -417,6 +438,8 @@ class TraceConsumer : public ToolTraceHandler {
   ExecutionSink& sink_;
   RecordingStats& stats_;
   const std::string first_program_;
+  const uint64_t limit_;
+  bool stopped_ = false;
   std::string program_;
   int programs_started_ = 0;
   bool pending_exec_ = false;
@@ -463,7 +486,8 @@ class ValgrindSession {
 
   // Reads the trace until valgrind exits, handing whole words to `handler`;
   // returns the wait status.
-  absl::StatusOr<int> Pump(ToolTraceHandler& handler) {
+  absl::StatusOr<int> Pump(ToolTraceHandler& handler,
+                           const std::function<bool()>& stop = nullptr) {
     std::vector<uint64_t> buffer(kReadBytes / 8);
     size_t bytes = 0;
     bool exited = false;
@@ -481,6 +505,12 @@ class ValgrindSession {
                             handler));
         memmove(buffer.data(), buffer.data() + used, bytes - 8 * used);
         bytes -= 8 * used;
+        if (stop && stop()) {
+          kill(process_.pid, SIGKILL);
+          waitpid(process_.pid, &status, 0);
+          process_.pid = -1;
+          return status;
+        }
         continue;
       }
       if (n < 0 && errno != EAGAIN && errno != EINTR) {
@@ -526,12 +556,18 @@ class ValgrindSession {
     info.recorder = "valgrind-hwttrace";
     sink_.OnStart(info);
 
-    TraceConsumer consumer(sink_, stats_, program);
-    HWT_ASSIGN_OR_RETURN(int status, Pump(consumer));
+    TraceConsumer consumer(sink_, stats_, program, options_.max_instructions);
+    HWT_ASSIGN_OR_RETURN(int status,
+                         Pump(consumer, [&] { return consumer.stopped(); }));
     consumer.Flush();
     bool killed = WIFSIGNALED(status);
     int exit_status = killed ? -WTERMSIG(status) : WEXITSTATUS(status);
-    if (!consumer.started() || !consumer.ended()) {
+    stats_.truncated = consumer.stopped();
+    // The trace comes in chunks: the program may have run on (even to its
+    // end) before the recorder read its first max_instructions and killed
+    // it. The recording ends as the ptrace recorder's does, with the kill.
+    if (consumer.stopped()) exit_status = -SIGKILL;
+    if (!consumer.started() || (!consumer.ended() && !consumer.stopped())) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "valgrind recorder: %s under valgrind %s (exit status %d); "
           "valgrind's messages:\n%s",
@@ -594,6 +630,26 @@ absl::StatusOr<RecordingStats> RecordWithValgrind(
     const ValgrindRecorderOptions& options, ExecutionSink& sink) {
   ValgrindSession session(options, sink);
   return session.Run();
+}
+
+bool PtraceCanRecordInstead(const absl::Status& status) {
+  return status.GetPayload(kPtraceInstead).has_value();
+}
+
+absl::Status ValgrindRecorderAvailable(const std::string& valgrind) {
+  HWT_RETURN_IF_ERROR(FindValgrindToolDir().status());
+  if (valgrind.find('/') != std::string::npos) {
+    if (access(valgrind.c_str(), X_OK) == 0) return absl::OkStatus();
+  } else {
+    const char* path = getenv("PATH");
+    for (absl::string_view dir :
+         absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
+      std::string candidate = absl::StrCat(dir, "/", valgrind);
+      if (access(candidate.c_str(), X_OK) == 0) return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrFormat("%s is not installed (or not in PATH)", valgrind));
 }
 
 absl::StatusOr<int> RunUnderValgrind(const ValgrindRecorderOptions& options) {

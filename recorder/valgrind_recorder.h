@@ -25,8 +25,8 @@
 namespace hwt::recorder {
 
 struct ValgrindRecorderOptions {
-  // The program and its arguments (a static executable; searched in PATH
-  // when argv[0] has no '/').
+  // The program and its arguments (searched in PATH when argv[0] has no
+  // '/').
   std::vector<std::string> argv;
   // The environment given to valgrind (which adds to it for the program:
   // see ProbeValgrind); nullopt: the recorder's own.
@@ -39,6 +39,9 @@ struct ValgrindRecorderOptions {
   std::string stdin_path;
   std::string stdout_path;
   std::string stderr_path;
+  // Ends the recording after this many instructions and kills the program
+  // (which may have run on a little: the trace is read in chunks); 0: all.
+  uint64_t max_instructions = 0;
   // What OnStart reports as the CPU (valgrind's virtual CPU: see
   // CpuIdentityFromTable of ProbeValgrind's table).
   capture::CpuIdentity cpu;
@@ -50,6 +53,16 @@ struct ValgrindRecorderOptions {
 // with their lengths (OnInstructionsWithLengths).
 absl::StatusOr<RecordingStats> RecordWithValgrind(
     const ValgrindRecorderOptions& options, ExecutionSink& sink);
+
+// Whether a RecordWithValgrind error means "this program cannot be recorded
+// exactly under valgrind, but the ptrace recorder can" (code no file backs,
+// an instruction VEX cannot decode), as opposed to a bad program, a missing
+// valgrind or a thread (which ptrace refuses too).
+bool PtraceCanRecordInstead(const absl::Status& status);
+
+// Whether valgrind and the hwttrace tool are here; otherwise why not.
+absl::Status ValgrindRecorderAvailable(
+    const std::string& valgrind = "valgrind");
 
 // Runs a program under the same valgrind tool and options, its trace
 // discarded (for probes such as testdata/programs/cpuid_probe.c: the program

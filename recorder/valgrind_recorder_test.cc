@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
+
 #include "base/file_util.h"
 #include "capture/elf_file.h"
 #include "gmock/gmock.h"
@@ -103,6 +105,26 @@ TEST(ValgrindRecorderTest, NonZeroExitIsReported) {
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->exit_status, 3);
   EXPECT_EQ(sink.exit_status(), 3);
+}
+
+// --max-instructions: the first N instructions of the full run, then the
+// program is killed.
+TEST(ValgrindRecorderTest, MaxInstructionsStopsTheProgram) {
+  HWT_REQUIRE_VALGRIND();
+  CollectingSink full;
+  auto all = RecordWithValgrind(Options({Program("fib_static"), "12"}), full);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_GT(full.ips().size(), 5000u);
+  ValgrindRecorderOptions options = Options({Program("fib_static"), "12"});
+  options.max_instructions = 5000;
+  CollectingSink cut;
+  auto stats = RecordWithValgrind(options, cut);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_TRUE(stats->truncated);
+  EXPECT_EQ(cut.exit_status(), -SIGKILL);
+  ASSERT_EQ(cut.ips().size(), 5000u);
+  EXPECT_TRUE(
+      std::equal(cut.ips().begin(), cut.ips().end(), full.ips().begin()));
 }
 
 // Where valgrind loaded the program, ld.so and libc: the events must map

@@ -57,14 +57,14 @@ absl::StatusOr<Truth> ReadTruth(const std::string& bundle) {
 }
 
 absl::StatusOr<std::unique_ptr<RecordedProgram>> RecordedProgram::Record(
-    const std::vector<std::string>& argv) {
+    const std::vector<std::string>& argv, recorder::RecorderKind kind) {
   std::unique_ptr<RecordedProgram> program(new RecordedProgram());
   program->argv_ = argv;
   HWT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("hwt-e2e"));
   program->dir_ = std::make_unique<TempDir>(std::move(dir));
   recorder::EmulateOptions options;
   options.argv = argv;
-  options.recorder = recorder::RecorderKind::kPtrace;
+  options.recorder = kind;
   options.cpu = recorder::DefaultEmulatedCpu();
   options.bundle = program->dir_->path() + "/default.hwt";
   options.stdout_path = "/dev/null";

@@ -43,10 +43,11 @@ absl::StatusOr<Truth> ReadTruth(const std::string& bundle);
 // A program recorded once (kept in memory) and encoded as often as needed.
 class RecordedProgram {
  public:
-  // Runs argv with the ptrace recorder (stdout to /dev/null) and writes the
+  // Runs argv with `kind` (stdout to /dev/null) and writes the
   // default-options bundle.
   static absl::StatusOr<std::unique_ptr<RecordedProgram>> Record(
-      const std::vector<std::string>& argv);
+      const std::vector<std::string>& argv,
+      recorder::RecorderKind kind = recorder::RecorderKind::kPtrace);
 
   // The bundle written with default encoder options.
   const std::string& bundle() const { return bundle_; }
