@@ -28,8 +28,13 @@ if [ "$os" = "FreeBSD" ]; then
   done
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
-  build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 libclang-rt-19-dev python3 file libc6-dbg"
+  # valgrind is a build dependency: its package carries the tool SDK
+  # (valgrind.pc, /usr/include/valgrind, libcoregrind/libvex) that the build
+  # compiles hwt-emulate's fast recorder, the valgrind tool hwttrace, against
+  # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
+  # records with ptrace only.
+  build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev valgrind"
+  test_pkgs="graphviz chromium clang-19 libclang-rt-19-dev python3 file libc6-dbg"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
