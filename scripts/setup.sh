@@ -34,7 +34,7 @@ elif [ -r /etc/debian_version ]; then
   # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
   # records with ptrace only.
   build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev valgrind"
-  test_pkgs="graphviz chromium clang-19 libclang-rt-19-dev python3 file libc6-dbg"
+  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
