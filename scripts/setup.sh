@@ -28,8 +28,13 @@ if [ "$os" = "FreeBSD" ]; then
   done
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
-  build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
+  # valgrind is a build dependency: its package carries the tool SDK
+  # (valgrind.pc, /usr/include/valgrind, libcoregrind/libvex) that the build
+  # compiles hwt-emulate's fast recorder, the valgrind tool hwttrace, against
+  # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
+  # records with ptrace only.
+  build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev valgrind"
+  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
   # npm comes with nodesource's nodejs; Debian's own nodejs needs its npm.
   command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
   missing=""
