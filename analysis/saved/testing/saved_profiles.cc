@@ -232,38 +232,39 @@ SavedProfile PermuteImages(const SavedProfile& in,
   return out;
 }
 
+std::string SavedFrameName(const SavedProfile& profile, const FrameKey& key) {
+  switch (key.kind) {
+    case FrameKind::kFunction:
+      if (key.image < profile.images.size()) {
+        if (const SavedFunction* f =
+                profile.images[key.image].FunctionAt(key.start)) {
+          return f->name;
+        }
+      }
+      return absl::StrFormat("[?+0x%x]", key.start);
+    case FrameKind::kUnknownCode:
+      return absl::StrFormat(
+          "[%s+0x%x]",
+          key.image < profile.images.size()
+              ? BaseName(profile.images[key.image].path)
+              : "?",
+          key.start);
+    case FrameKind::kUnknown:
+      return "[unknown]";
+    case FrameKind::kGap:
+      return "[gap]";
+  }
+  return "?";
+}
+
 std::map<std::string, uint64_t> FoldedByName(const SavedProfile& profile,
                                              const CallTree& tree) {
-  auto name = [&](const FrameKey& key) -> std::string {
-    switch (key.kind) {
-      case FrameKind::kFunction:
-        if (key.image < profile.images.size()) {
-          if (const SavedFunction* f =
-                  profile.images[key.image].FunctionAt(key.start)) {
-            return f->name;
-          }
-        }
-        return absl::StrFormat("[?+0x%x]", key.start);
-      case FrameKind::kUnknownCode:
-        return absl::StrFormat(
-            "[%s+0x%x]",
-            key.image < profile.images.size()
-                ? BaseName(profile.images[key.image].path)
-                : "?",
-            key.start);
-      case FrameKind::kUnknown:
-        return "[unknown]";
-      case FrameKind::kGap:
-        return "[gap]";
-    }
-    return "?";
-  };
   std::map<std::string, uint64_t> out;
   std::vector<std::string> stack;
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const CallTree::Node& n = tree.nodes[i];
     stack.resize(n.depth - 1);
-    stack.push_back(name(n.frame));
+    stack.push_back(SavedFrameName(profile, n.frame));
     if (n.self_insns != 0) out[absl::StrJoin(stack, ";")] += n.self_insns;
   }
   return out;

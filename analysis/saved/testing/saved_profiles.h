@@ -31,6 +31,9 @@ SavedProfile EveryFieldSet();
 SavedProfile PermuteImages(const SavedProfile& profile,
                            const std::vector<uint32_t>& order);
 
+// A frame named by the profile's saved names.
+std::string SavedFrameName(const SavedProfile& profile, const FrameKey& key);
+
 // Folded stacks of a tree named by the profile's saved names (function
 // name, [BASENAME+0xOFF], [unknown], [gap]); gaps and zero weights left out.
 std::map<std::string, uint64_t> FoldedByName(const SavedProfile& profile,
