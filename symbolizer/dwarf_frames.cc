@@ -180,6 +180,7 @@ std::vector<Frame> DwarfFrames::InlineFrames(uint64_t vaddr, bool line_info,
     if (line_info) {
       frame.file = ValidOrEmpty(info.FileName);
       frame.line = info.Line;
+      frame.discriminator = info.Discriminator;
     }
     frame.inlined = i + 1 < n;
     frames.push_back(std::move(frame));
@@ -196,6 +197,7 @@ std::optional<Frame> DwarfFrames::LineAt(uint64_t vaddr) {
   Frame frame;
   frame.file = ValidOrEmpty(info.FileName);
   frame.line = info.Line;
+  frame.discriminator = info.Discriminator;
   if (frame.file.empty() && frame.line == 0) return std::nullopt;
   return frame;
 }

@@ -35,8 +35,8 @@ void MergeTree::Add(const CallTree& tree,
     out.self_time += n.self_time;
   }
   for (const CallTree::NodeBlock& nb : tree.node_blocks) {
-    const uint64_t key = (static_cast<uint64_t>(id[nb.node]) << 32) |
-                         block_map[nb.block];
+    const uint32_t block = block_map.empty() ? nb.block : block_map[nb.block];
+    const uint64_t key = (static_cast<uint64_t>(id[nb.node]) << 32) | block;
     Counts& c = node_blocks_[key];
     c.count += nb.count;
     c.time += nb.time;
@@ -100,7 +100,9 @@ CallTree MergeTree::Finish(const std::vector<uint32_t>& final_image,
   tree.node_blocks.reserve(node_blocks_.size());
   for (const auto& [key, counts] : node_blocks_) {
     const uint32_t node = new_id[key >> 32];
-    const uint32_t block = final_block[key & 0xffffffffu];
+    const uint32_t old_block = static_cast<uint32_t>(key & 0xffffffffu);
+    const uint32_t block =
+        final_block.empty() ? old_block : final_block[old_block];
     tree.node_blocks.push_back({node, block, counts.count, counts.time});
   }
   std::sort(tree.node_blocks.begin(), tree.node_blocks.end(),

@@ -19,7 +19,8 @@ class MergeTree {
   MergeTree();
 
   // Adds `tree`: image i of its frames is image_map[i] here (kNoImage stays),
-  // block b of its node blocks is block_map[b].
+  // block b of its node blocks is block_map[b]. An empty map keeps ids as
+  // they are (as do the maps of Finish).
   void Add(const CallTree& tree, const std::vector<uint32_t>& image_map,
            const std::vector<uint32_t>& block_map);
 
@@ -29,6 +30,10 @@ class MergeTree {
                   const std::vector<uint32_t>& final_block) const;
 
   size_t size() const { return nodes_.size(); }
+  template <typename Fn>
+  void ForEachFrame(Fn fn) const {
+    for (const Node& n : nodes_) fn(n.frame);
+  }
 
  private:
   struct Node {

@@ -139,6 +139,7 @@ CaptureSource SourceFrom(const pb::Source& s) {
   out.cpu_model = s.cpu().model();
   out.cpu_stepping = s.cpu().stepping();
   out.cpu_midr = s.cpu().midr();
+  out.cpu_frequency_hz = s.cpu().nominal_frequency_hz();
   if (s.has_pid()) out.pid = s.pid();
   out.command = s.command();
   out.hostname = s.hostname();
@@ -275,8 +276,8 @@ class Assembler {
 
   absl::StatusOr<SavedImage*> ImageRef(uint32_t image) {
     if (image >= out_.images.size()) {
-      return reader_.Error(absl::StrFormat(
-          "image %d out of range (%d images)", image, out_.images.size()));
+      return reader_.Error(absl::StrFormat("image %d out of range (%d images)",
+                                           image, out_.images.size()));
     }
     return &out_.images[image];
   }
@@ -311,9 +312,9 @@ class Assembler {
   absl::Status Functions(const pb::ImageFunctions& m) {
     HWT_ASSIGN_OR_RETURN(SavedImage * image, ImageRef(m.image()));
     const int n = m.start_size();
-    HWT_RETURN_IF_ERROR(Columns(n, {m.size_size(), m.name_size(),
-                                    m.raw_name_size(), m.file_size(),
-                                    m.line_size()}));
+    HWT_RETURN_IF_ERROR(
+        Columns(n, {m.size_size(), m.name_size(), m.raw_name_size(),
+                    m.file_size(), m.line_size()}));
     for (int i = 0; i < n; ++i) {
       SavedFunction f;
       f.start = m.start(i);
@@ -334,9 +335,9 @@ class Assembler {
     HWT_ASSIGN_OR_RETURN(SavedImage * image, ImageRef(m.image()));
     HWT_RETURN_IF_ERROR(Columns(m.vaddr_size(), {m.frame_count_size()}));
     const int frames = m.function_size();
-    HWT_RETURN_IF_ERROR(Columns(frames, {m.file_size(), m.line_size(),
-                                         m.discriminator_size(),
-                                         m.inlined_size()}));
+    HWT_RETURN_IF_ERROR(
+        Columns(frames, {m.file_size(), m.line_size(), m.discriminator_size(),
+                         m.inlined_size()}));
     int next = 0;
     for (int i = 0; i < m.vaddr_size(); ++i) {
       SavedAddress a;
@@ -368,8 +369,8 @@ class Assembler {
     for (int i = 0; i < m.vaddr_size(); ++i) {
       std::vector<CodeRange>& code = image->code;
       const uint64_t vaddr = m.vaddr(i);
-      if (!code.empty() && code.back().vaddr + code.back().bytes.size() ==
-                               vaddr) {
+      if (!code.empty() &&
+          code.back().vaddr + code.back().bytes.size() == vaddr) {
         code.back().bytes += m.bytes(i);  // the pieces of one range
       } else {
         code.push_back({vaddr, m.bytes(i)});
@@ -395,8 +396,8 @@ class Assembler {
       b.end = static_cast<BranchKind>(Narrow(m.end(i)));
       b.isa = static_cast<Isa>(Narrow(m.isa(i)));
       b.region = m.region(i);
-      b.function = {static_cast<FrameKind>(Narrow(m.fn_kind(i))),
-                    m.fn_image(i), m.fn_start(i), m.fn_end(i)};
+      b.function = {static_cast<FrameKind>(Narrow(m.fn_kind(i))), m.fn_image(i),
+                    m.fn_start(i), m.fn_end(i)};
       b.last_function = {static_cast<FrameKind>(Narrow(m.last_fn_kind(i))),
                          m.last_fn_image(i), m.last_fn_start(i),
                          m.last_fn_end(i)};
@@ -408,8 +409,7 @@ class Assembler {
   }
 
   absl::Status Edges(const pb::BlockEdges& m) {
-    HWT_RETURN_IF_ERROR(
-        Columns(m.from_size(), {m.to_size(), m.count_size()}));
+    HWT_RETURN_IF_ERROR(Columns(m.from_size(), {m.to_size(), m.count_size()}));
     for (int i = 0; i < m.from_size(); ++i) {
       out_.profile.edges.push_back({m.from(i), m.to(i), m.count(i)});
     }
@@ -418,10 +418,10 @@ class Assembler {
 
   absl::Status Functions(const pb::FunctionStats& m) {
     const int n = m.kind_size();
-    HWT_RETURN_IF_ERROR(Columns(
-        n, {m.image_size(), m.start_size(), m.self_insns_size(),
-            m.total_insns_size(), m.self_time_size(), m.total_time_size(),
-            m.calls_size()}));
+    HWT_RETURN_IF_ERROR(
+        Columns(n, {m.image_size(), m.start_size(), m.self_insns_size(),
+                    m.total_insns_size(), m.self_time_size(),
+                    m.total_time_size(), m.calls_size()}));
     for (int i = 0; i < n; ++i) {
       FunctionStats f;
       f.frame = KeyOf(m.kind(i), m.image(i), m.start(i));
@@ -438,9 +438,9 @@ class Assembler {
   absl::Status CallEdges(const pb::CallEdges& m) {
     const int n = m.count_size();
     HWT_RETURN_IF_ERROR(Columns(
-        n, {m.caller_kind_size(), m.caller_image_size(), m.caller_start_size(),
-            m.callee_kind_size(), m.callee_image_size(),
-            m.callee_start_size()}));
+        n,
+        {m.caller_kind_size(), m.caller_image_size(), m.caller_start_size(),
+         m.callee_kind_size(), m.callee_image_size(), m.callee_start_size()}));
     for (int i = 0; i < n; ++i) {
       out_.profile.call_edges.push_back(
           {KeyOf(m.caller_kind(i), m.caller_image(i), m.caller_start(i)),

@@ -4,16 +4,17 @@
 // a profile large enough to be cut into many chunks, versions (a newer
 // major refused, unknown fields and chunk kinds of a newer minor skipped),
 // truncated and corrupt files, and the validation of every invariant.
+#include "analysis/saved/profile_file.h"
+
+#include <zstd.h>
+
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include <zstd.h>
-
 #include "absl/strings/str_cat.h"
 #include "analysis/profile_builder.h"
 #include "analysis/saved/hwtprof.pb.h"
-#include "analysis/saved/profile_file.h"
 #include "analysis/saved/profile_file_internal.h"
 #include "analysis/saved/testing/saved_profiles.h"
 #include "analysis/testing/synthetic_trace.h"
@@ -69,7 +70,7 @@ static_assert(FieldCount<SavedAddress>() == 2);
 static_assert(FieldCount<CodeRange>() == 2);
 static_assert(FieldCount<SavedImage>() == 11);
 static_assert(FieldCount<SavedStream>() == 2);
-static_assert(FieldCount<CaptureSource>() == 20);
+static_assert(FieldCount<CaptureSource>() == 21);
 static_assert(FieldCount<SavedProfile>() == 4);
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
@@ -127,7 +128,8 @@ SavedProfile Synthetic(uint64_t seed, int streams, bool per_context,
   options.streams = streams;
   options.per_context = per_context;
   options.blocks = blocks;
-  const testing::SyntheticTrace trace = testing::GenerateSyntheticTrace(options);
+  const testing::SyntheticTrace trace =
+      testing::GenerateSyntheticTrace(options);
   return testing::SavedFromScript(trace.script,
                                   testing::BuildProfile(trace.script),
                                   absl::StrCat("syn", seed));
@@ -333,14 +335,13 @@ TEST(ProfileFileTest, HostileFramingIsRefused) {
   std::string frame(ZSTD_compressBound(length.size()), '\0');
   frame.resize(ZSTD_compress(frame.data(), frame.size(), length.data(),
                              length.size(), 1));
-  auto parsed = ParseProfile(Bytes(std::string(kProfileMagic) + frame),
-                             "huge.hwtprof");
+  auto parsed =
+      ParseProfile(Bytes(std::string(kProfileMagic) + frame), "huge.hwtprof");
   ASSERT_FALSE(parsed.ok());
-  EXPECT_THAT(parsed.status().message(),
-              HasSubstr("the limit is 64 MiB"));
+  EXPECT_THAT(parsed.status().message(), HasSubstr("the limit is 64 MiB"));
   // No chunks at all.
-  auto empty = ParseProfile(Bytes(internal::FileOfChunkPayloads({})),
-                            "empty.hwtprof");
+  auto empty =
+      ParseProfile(Bytes(internal::FileOfChunkPayloads({})), "empty.hwtprof");
   ASSERT_FALSE(empty.ok());
   EXPECT_THAT(empty.status().message(), HasSubstr("without its end chunk"));
   // A first chunk that is not the header.

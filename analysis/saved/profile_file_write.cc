@@ -114,6 +114,7 @@ void FillSource(const CaptureSource& s, pb::Source* out) {
   cpu->set_model(s.cpu_model);
   cpu->set_stepping(s.cpu_stepping);
   cpu->set_midr(s.cpu_midr);
+  cpu->set_nominal_frequency_hz(s.cpu_frequency_hz);
   if (s.pid) out->set_pid(*s.pid);
   out->set_command(s.command);
   out->set_hostname(s.hostname);

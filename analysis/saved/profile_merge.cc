@@ -187,9 +187,9 @@ class ProfileAccumulator::Impl {
     std::vector<uint32_t> map;
     map.reserve(p.blocks.size());
     for (const BlockStats& b : p.blocks) {
-      const uint32_t image =
-          b.image == kNoImage || b.image >= image_map.size() ? kNoImage
-                                                             : image_map[b.image];
+      const uint32_t image = b.image == kNoImage || b.image >= image_map.size()
+                                 ? kNoImage
+                                 : image_map[b.image];
       const BlockKey key{image, b.vaddr, b.ninsn, b.last_vaddr, b.end, b.isa};
       auto [it, inserted] =
           block_index_.try_emplace(key, static_cast<uint32_t>(blocks_.size()));
@@ -208,7 +208,8 @@ class ProfileAccumulator::Impl {
       }
       BlockStats& acc = blocks_[it->second];
       if (FunctionIdLess(fn, acc.function)) acc.function = fn;
-      if (FunctionIdLess(last_fn, acc.last_function)) acc.last_function = last_fn;
+      if (FunctionIdLess(last_fn, acc.last_function))
+        acc.last_function = last_fn;
       acc.count += b.count;
       acc.time += b.time;
       map.push_back(it->second);
@@ -260,6 +261,29 @@ class ProfileAccumulator::Impl {
     s.malformed_blocks += in.malformed_blocks;
   }
 
+  // Which provisional images a block, frame or function refers to.
+  std::vector<bool> UsedImages() const {
+    std::vector<bool> used(images_.size(), false);
+    auto use = [&](uint32_t image) {
+      if (image < used.size()) used[image] = true;
+    };
+    for (const BlockStats& b : blocks_) {
+      use(b.image);
+      use(b.function.image);
+      use(b.last_function.image);
+    }
+    for (const auto& [frame, f] : functions_) use(frame.image);
+    for (const auto& [key, count] : call_edges_) {
+      use(key.first.image);
+      use(key.second.image);
+    }
+    merged_.ForEachFrame([&](const FrameKey& key) { use(key.image); });
+    for (const ThreadAcc& t : threads_) {
+      t.tree.ForEachFrame([&](const FrameKey& key) { use(key.image); });
+    }
+    return used;
+  }
+
   std::vector<CaptureSource> sources_;
   absl::flat_hash_set<std::string> fingerprints_;
   std::vector<ImageAcc> images_;
@@ -282,19 +306,24 @@ class ProfileAccumulator::Impl {
 SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   SavedProfile out;
   out.writer = writer;
-  // Images by identity.
-  std::vector<uint32_t> image_order(images_.size());
-  std::iota(image_order.begin(), image_order.end(), 0);
+  // Images by identity; images nothing refers to are left out.
+  const std::vector<bool> used = UsedImages();
+  std::vector<uint32_t> image_order;
+  for (uint32_t i = 0; i < images_.size(); ++i) {
+    if (used[i]) image_order.push_back(i);
+  }
   std::vector<std::string> identity;
-  for (const ImageAcc& image : images_) identity.push_back(image.meta.Identity());
+  for (const ImageAcc& image : images_)
+    identity.push_back(image.meta.Identity());
   std::sort(image_order.begin(), image_order.end(),
             [&](uint32_t a, uint32_t b) { return identity[a] < identity[b]; });
-  std::vector<uint32_t> final_image(images_.size());
+  std::vector<uint32_t> final_image(images_.size(), kNoImage);
   for (uint32_t i = 0; i < image_order.size(); ++i) {
     final_image[image_order[i]] = i;
     ImageAcc& acc = images_[image_order[i]];
     SavedImage image = std::move(acc.meta);
-    for (auto& [start, f] : acc.functions) image.functions.push_back(std::move(f));
+    for (auto& [start, f] : acc.functions)
+      image.functions.push_back(std::move(f));
     for (auto& [vaddr, frames] : acc.addresses) {
       image.addresses.push_back({vaddr, std::move(frames)});
     }
@@ -311,14 +340,15 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   }
   std::vector<uint32_t> block_order(blocks_.size());
   std::iota(block_order.begin(), block_order.end(), 0);
-  std::sort(block_order.begin(), block_order.end(), [&](uint32_t a, uint32_t b) {
-    return std::tie(final_keys[a].image, final_keys[a].vaddr,
-                    final_keys[a].ninsn, final_keys[a].last_vaddr,
-                    final_keys[a].end, final_keys[a].isa) <
-           std::tie(final_keys[b].image, final_keys[b].vaddr,
-                    final_keys[b].ninsn, final_keys[b].last_vaddr,
-                    final_keys[b].end, final_keys[b].isa);
-  });
+  std::sort(block_order.begin(), block_order.end(),
+            [&](uint32_t a, uint32_t b) {
+              return std::tie(final_keys[a].image, final_keys[a].vaddr,
+                              final_keys[a].ninsn, final_keys[a].last_vaddr,
+                              final_keys[a].end, final_keys[a].isa) <
+                     std::tie(final_keys[b].image, final_keys[b].vaddr,
+                              final_keys[b].ninsn, final_keys[b].last_vaddr,
+                              final_keys[b].end, final_keys[b].isa);
+            });
   std::vector<uint32_t> final_block(blocks_.size());
   Profile& p = out.profile;
   for (uint32_t i = 0; i < block_order.size(); ++i) {
@@ -351,7 +381,8 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   }
   std::sort(p.call_edges.begin(), p.call_edges.end(),
             [](const CallEdge& a, const CallEdge& b) {
-              return std::tie(a.caller, a.callee) < std::tie(b.caller, b.callee);
+              return std::tie(a.caller, a.callee) <
+                     std::tie(b.caller, b.callee);
             });
   for (const auto& [blocks, counts] : paths_) {
     PathStats path;
@@ -412,6 +443,12 @@ SavedProfile ProfileAccumulator::Finish(const std::string& writer) {
   SavedProfile out = impl_->Finish(writer);
   impl_ = std::make_unique<Impl>();
   return out;
+}
+
+CallTree MergeCallTrees(absl::Span<const CallTree* const> trees) {
+  MergeTree merged;
+  for (const CallTree* tree : trees) merged.Add(*tree, {}, {});
+  return merged.Finish({}, {});
 }
 
 absl::StatusOr<SavedProfile> MergeProfiles(

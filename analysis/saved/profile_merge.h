@@ -38,7 +38,8 @@ class ProfileAccumulator {
   // Number of captures added so far.
   size_t captures() const;
   // The merged profile; the accumulator is empty afterwards. Block regions
-  // (indices into one capture's timeline) become kNoRegion.
+  // (indices into one capture's timeline) become kNoRegion; images that no
+  // block, frame or function refers to are left out.
   SavedProfile Finish(const std::string& writer);
 
  private:
@@ -49,6 +50,10 @@ class ProfileAccumulator {
 // Merges in one call (same result as an accumulator fed in any order).
 absl::StatusOr<SavedProfile> MergeProfiles(
     absl::Span<const SavedProfile* const> profiles, const std::string& writer);
+
+// Call trees of one profile (ids as they are) merged by stack, canonical:
+// e.g. the threads of one stream in every capture.
+CallTree MergeCallTrees(absl::Span<const CallTree* const> trees);
 
 // The order of captures in a merged profile.
 bool SourceLess(const CaptureSource& a, const CaptureSource& b);

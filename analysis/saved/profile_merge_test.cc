@@ -6,6 +6,8 @@
 // to the sum of the inputs' (and to the synthetic reference model's), threads
 // kept per capture, images without build-id kept apart by content, and a
 // capture merged twice refused.
+#include "analysis/saved/profile_merge.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -14,7 +16,6 @@
 #include "absl/strings/str_format.h"
 #include "analysis/profile_text.h"
 #include "analysis/saved/profile_file.h"
-#include "analysis/saved/profile_merge.h"
 #include "analysis/saved/testing/saved_profiles.h"
 #include "analysis/testing/event_script.h"
 #include "analysis/testing/synthetic_trace.h"
@@ -50,8 +51,8 @@ std::string Describe(const SavedProfile& p) {
     absl::StrAppend(&out, "\n");
   }
   absl::StrAppend(&out, ProfileToText(p.profile, [&](const FrameKey& key) {
-                    return testing::SavedFrameName(p, key);
-                  }));
+    return testing::SavedFrameName(p, key);
+  }));
   return out;
 }
 
@@ -73,7 +74,8 @@ SavedProfile Synthetic(uint64_t seed, int streams, bool per_context,
   options.streams = streams;
   options.per_context = per_context;
   options.blocks = 5000;
-  const testing::SyntheticTrace trace = testing::GenerateSyntheticTrace(options);
+  const testing::SyntheticTrace trace =
+      testing::GenerateSyntheticTrace(options);
   if (expected != nullptr) *expected = trace.expected;
   return testing::SavedFromScript(trace.script,
                                   testing::BuildProfile(trace.script),
@@ -89,17 +91,15 @@ SavedProfile Merge(std::vector<const SavedProfile*> inputs) {
 TEST(ProfileMergeTest, IsAssociativeAndCommutativeByteForByte) {
   const SavedProfile a = Synthetic(11, 2, false);
   // Another machine: the same images numbered the other way round.
-  const SavedProfile b = testing::PermuteImages(
-      Synthetic(12, 1, false),
-      [] {
-        std::vector<uint32_t> order;
-        for (uint32_t i = static_cast<uint32_t>(Synthetic(12, 1, false)
-                                                    .images.size());
-             i-- > 0;) {
-          order.push_back(i);
-        }
-        return order;
-      }());
+  const SavedProfile b = testing::PermuteImages(Synthetic(12, 1, false), [] {
+    std::vector<uint32_t> order;
+    for (uint32_t i =
+             static_cast<uint32_t>(Synthetic(12, 1, false).images.size());
+         i-- > 0;) {
+      order.push_back(i);
+    }
+    return order;
+  }());
   const SavedProfile c = Synthetic(13, 3, true);
   ASSERT_TRUE(ValidateProfile(b).ok()) << ValidateProfile(b);
 

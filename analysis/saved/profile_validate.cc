@@ -46,8 +46,9 @@ class Validator {
         const ThreadProfile& prev = threads[i - 1];
         if (std::tie(prev.capture, prev.stream, prev.context) >=
             std::tie(t.capture, t.stream, t.context)) {
-          return Bad(what + ": threads not sorted by (capture, stream, "
-                            "context)");
+          return Bad(what +
+                     ": threads not sorted by (capture, stream, "
+                     "context)");
         }
       }
       HWT_RETURN_IF_ERROR(Tree(t.tree, "the tree of " + what));
@@ -77,9 +78,9 @@ class Validator {
       for (const SavedStream& s : p_.sources[i].streams) {
         for (const DecodeErrorInfo& e : s.stats.error_list) {
           if (static_cast<uint32_t>(e.reason) > kMaxGapReason) {
-            return Bad(absl::StrFormat(
-                "capture %d, stream %d: unknown gap reason %d", i, s.info.id,
-                static_cast<int>(e.reason)));
+            return Bad(
+                absl::StrFormat("capture %d, stream %d: unknown gap reason %d",
+                                i, s.info.id, static_cast<int>(e.reason)));
           }
         }
       }
@@ -92,23 +93,22 @@ class Validator {
       const SavedImage& image = p_.images[i];
       for (size_t k = 1; k < image.functions.size(); ++k) {
         if (image.functions[k - 1].start >= image.functions[k].start) {
-          return Bad(absl::StrFormat(
-              "image %d: functions not sorted by start at 0x%x", i,
-              image.functions[k].start));
+          return Bad(
+              absl::StrFormat("image %d: functions not sorted by start at 0x%x",
+                              i, image.functions[k].start));
         }
       }
       for (size_t k = 1; k < image.addresses.size(); ++k) {
         if (image.addresses[k - 1].vaddr >= image.addresses[k].vaddr) {
-          return Bad(absl::StrFormat(
-              "image %d: addresses not sorted at 0x%x", i,
-              image.addresses[k].vaddr));
+          return Bad(absl::StrFormat("image %d: addresses not sorted at 0x%x",
+                                     i, image.addresses[k].vaddr));
         }
       }
       for (size_t k = 0; k < image.code.size(); ++k) {
         const CodeRange& r = image.code[k];
         const uint64_t end = r.vaddr + r.bytes.size();
-        if (end < r.vaddr || (k + 1 < image.code.size() &&
-                              end >= image.code[k + 1].vaddr)) {
+        if (end < r.vaddr ||
+            (k + 1 < image.code.size() && end >= image.code[k + 1].vaddr)) {
           return Bad(absl::StrFormat(
               "image %d: code at 0x%x overlaps the next range or wraps", i,
               r.vaddr));
@@ -154,9 +154,9 @@ class Validator {
     for (size_t i = 0; i < edges.size(); ++i) {
       const BlockEdge& e = edges[i];
       if (e.from >= blocks || e.to >= blocks) {
-        return Bad(absl::StrFormat(
-            "edge %d: block %d -> %d out of range (%d blocks)", i, e.from,
-            e.to, blocks));
+        return Bad(
+            absl::StrFormat("edge %d: block %d -> %d out of range (%d blocks)",
+                            i, e.from, e.to, blocks));
       }
       if (i > 0 && std::tie(edges[i - 1].from, edges[i - 1].to) >=
                        std::tie(e.from, e.to)) {

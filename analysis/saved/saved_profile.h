@@ -119,6 +119,7 @@ struct CaptureSource {
   std::string cpu_arch, cpu_vendor;
   uint32_t cpu_family = 0, cpu_model = 0, cpu_stepping = 0;
   uint64_t cpu_midr = 0;
+  uint64_t cpu_frequency_hz = 0;  // nominal TSC frequency; 0 = unknown
   std::optional<int64_t> pid;
   std::string command, hostname, os, created, recorder;
   std::map<std::string, std::string> labels;

@@ -70,6 +70,7 @@ SavedProfile EveryFieldSet() {
   s.cpu_model = 85;
   s.cpu_stepping = 4;
   s.cpu_midr = 0x410fd0c0;
+  s.cpu_frequency_hz = 2400000000;
   s.pid = 42;
   s.command = "c";
   s.hostname = "h";
