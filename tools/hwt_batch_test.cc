@@ -197,6 +197,34 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
   EXPECT_EQ(fs::last_write_time(out / "profiles/demo.hwtprof"), before);
 }
 
+// The shard contract a scheduler relies on: shards 0/2 and 1/2 into one
+// OUTDIR, then --merge-only, give the unsharded run's merged profile byte
+// for byte and its rows (apart from timings).
+TEST_F(HwtBatchTest, ShardsThenMergeOnlyEqualOneRun) {
+  const fs::path whole = dir_ / "whole", sharded = dir_ / "sharded";
+  EXPECT_EQ(Tool("hwt-batch", {"run", "-q", "-o", whole, caps_}).exit_code, 1);
+  for (const char* shard : {"0/2", "1/2"}) {
+    auto run = Tool("hwt-batch",
+                    {"run", "-q", "-o", sharded, "--shard", shard, caps_});
+    EXPECT_LE(run.exit_code, 1) << shard << ": " << run.err;
+  }
+  auto rest =
+      Tool("hwt-batch", {"run", "-q", "-o", sharded, "--merge-only", caps_});
+  EXPECT_EQ(rest.exit_code, 1) << rest.err;  // the broken capture
+  EXPECT_EQ(Read(sharded / "merged.hwtprof"), Read(whole / "merged.hwtprof"));
+  auto a = Rows(whole), b = Rows(sharded);
+  ASSERT_EQ(a.size(), b.size());
+  for (auto& [name, row] : a) {
+    for (const char* key : {"status", "error", "instructions", "trace_bytes",
+                            "top_function", "fingerprint"}) {
+      EXPECT_EQ(row[key], b[name][key]) << name << " " << key;
+    }
+  }
+  auto bad =
+      Tool("hwt-batch", {"run", "-o", dir_ / "x", "--shard", "2/2", caps_});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 TEST_F(HwtBatchTest, DiffAndTheRegressionGate) {
   const fs::path one = dir_ / "one", two = dir_ / "two";
   ASSERT_EQ(Tool("hwt-batch", {"run", "-q", "-o", one, caps_ / "x"}).exit_code,
