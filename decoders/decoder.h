@@ -29,6 +29,8 @@ struct StreamInfo {
   std::optional<int32_t> cpu;
   std::optional<int32_t> thread;
   uint32_t trace_id = 0;  // CoreSight trace ID; 0 for PT
+
+  friend bool operator==(const StreamInfo&, const StreamInfo&) = default;
 };
 
 struct DecodeErrorInfo {
@@ -38,6 +40,9 @@ struct DecodeErrorInfo {
   uint64_t ip = 0;      // last known IP, 0 if none
   std::string message;  // e.g. "trace doesn't match instruction (libipt:
                         // bad query)"
+
+  friend bool operator==(const DecodeErrorInfo&,
+                         const DecodeErrorInfo&) = default;
 };
 
 // Every input byte is either decoded or lost: trace_bytes == bytes_decoded +
@@ -57,6 +62,8 @@ struct StreamStats {
   static constexpr size_t kMaxListedErrors = 1000;
   void AddError(DecodeErrorInfo error);
   void Merge(const StreamStats& other);
+
+  friend bool operator==(const StreamStats&, const StreamStats&) = default;
 };
 // The sum over all streams (the error list keeps the first kMaxListedErrors).
 StreamStats TotalStats(const std::vector<StreamStats>& stats);
