@@ -24,7 +24,8 @@ void AddInputOptions(CLI::App& app, InputFlags* flags) {
                  "e.g. 6/85/4); overrides the capture's");
   app.add_option("--image", flags->images,
                  "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                 "non-PIE); repeatable")
+                 "non-PIE); raw memory FILE@ADDRESS; a page cache "
+                 "STEM.addr/STEM.dump (kAFL, libxdc); repeatable")
       ->allow_extra_args(false);
   app.add_option("--sysroot", flags->sysroot,
                  "prefix for image paths recorded in the capture (like "
