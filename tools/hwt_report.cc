@@ -80,6 +80,9 @@ struct Options {
   bool no_inline = false;
   bool no_demangle = false;
   int jobs = 1;
+  std::string decoder = "fast";  // --decoder
+  bool fast = false;             // --fast: --decoder fast
+  bool engine_stats = false;     // --stats
   size_t max_events = 5'000'000;
   bool quiet = false;
 };
@@ -295,6 +298,9 @@ int Run(const Options& options) {
                          hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
+  profile_options.engine = options.decoder == "libipt" && !options.fast
+                               ? hwt::DecoderEngine::kLibipt
+                               : hwt::DecoderEngine::kFast;
   profile_options.hot_paths = options.hot;  // only --hot shows them
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
     progress.Update(done);
@@ -321,6 +327,11 @@ int Run(const Options& options) {
     return Usage(absl::StrFormat(
         "--thread %d: the capture has %d streams (0-%d)", *options.thread,
         profiled->streams.size(), profiled->streams.size() - 1));
+  }
+  if (options.engine_stats) {
+    std::fprintf(stderr, "%s: %s\n", kTool,
+                 profiled->engine_note.empty() ? "libipt decoded everything"
+                                               : profiled->engine_note.c_str());
   }
   const hwt::StreamStats decode = hwt::TotalStats(profiled->stats);
 
@@ -633,6 +644,14 @@ int main(int argc, char** argv) {
   app.add_option("-j,--jobs", options.jobs, "decoding threads")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--decoder", options.decoder,
+                 "PT flow engine: fast (the block-cache walker, libipt where "
+                 "it gives up) or libipt; the output is the same")
+      ->check(CLI::IsMember({"fast", "libipt"}))
+      ->capture_default_str();
+  app.add_flag("--fast", options.fast, "same as --decoder fast");
+  app.add_flag("--stats", options.engine_stats,
+               "say on stderr how much of the trace took the fast path");
   app.add_option("--max-events", options.max_events,
                  "--speedscope: cap on call/return events kept")
       ->capture_default_str();
