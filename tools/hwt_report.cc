@@ -24,6 +24,7 @@
 #include "base/output.h"
 #include "base/progress.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "report/common/symbol_names.h"
 #include "report/common/symbolizer_resolver.h"
 #include "report/common/text_util.h"
@@ -96,6 +97,9 @@ struct Options {
   bool no_inline = false;
   bool no_demangle = false;
   int jobs = 1;
+  std::string decoder = "auto";  // --decoder
+  bool fast = false;             // --fast: --decoder fast
+  bool engine_stats = false;     // --stats
   size_t max_events = 5'000'000;
   bool quiet = false;
 };
@@ -599,6 +603,13 @@ int Run(const Options& options) {
                          hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
+  // auto: the fast engine when one worker decodes; with several the libipt
+  // path decodes segments in parallel, which the fast engine does not yet.
+  const bool fast_engine =
+      options.fast || options.decoder == "fast" ||
+      (options.decoder == "auto" && hwt::ResolveJobs(options.jobs) == 1);
+  profile_options.engine =
+      fast_engine ? hwt::DecoderEngine::kFast : hwt::DecoderEngine::kLibipt;
   profile_options.hot_paths = options.hot || want_html;  // they show them
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
     progress.Update(done);
@@ -624,6 +635,11 @@ int Run(const Options& options) {
     return Usage(absl::StrFormat(
         "--thread %d: the capture has %d streams (0-%d)", *options.thread,
         profiled->streams.size(), profiled->streams.size() - 1));
+  }
+  if (options.engine_stats) {
+    std::fprintf(stderr, "%s: %s\n", kTool,
+                 profiled->engine_note.empty() ? "libipt decoded everything"
+                                               : profiled->engine_note.c_str());
   }
   Subject subject;
   subject.profile = &profiled->profile;
@@ -1026,6 +1042,16 @@ int main(int argc, char** argv) {
   app.add_option("-j,--jobs", options.jobs, "decoding threads")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--decoder", options.decoder,
+                 "PT flow engine: fast (the block-cache walker, libipt where "
+                 "it gives up), libipt, or auto (fast with one worker, libipt "
+                 "with several: it decodes in parallel); the output is the "
+                 "same")
+      ->check(CLI::IsMember({"auto", "fast", "libipt"}))
+      ->capture_default_str();
+  app.add_flag("--fast", options.fast, "same as --decoder fast");
+  app.add_flag("--stats", options.engine_stats,
+               "say on stderr how much of the trace took the fast path");
   app.add_option("--max-events", options.max_events,
                  "--speedscope, --chrome-trace: cap on call/return events kept")
       ->capture_default_str();
