@@ -50,9 +50,6 @@ struct Frame {
                          // when unknown, "[unknown]" outside every image
   std::string file;      // absolute path; empty when no line info
   uint32_t line = 0;     // 0 when unknown
-  // DWARF discriminator of the line row (0 when none): tells apart code of
-  // one line in several blocks (AutoFDO needs it).
-  uint32_t discriminator = 0;
   bool inlined = false;  // true for all but the last frame
   // From DWARF only (0 / empty otherwise), for exporters whose consumers
   // key lines by them (LLVM sample profiles): the line table's

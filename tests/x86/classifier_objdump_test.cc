@@ -243,7 +243,9 @@ TEST_P(ClassifierObjdumpTest, LengthsAndClassesAreObjdumps) {
   }
   std::cout << GetParam() << ": " << compared << " instructions compared, "
             << bad << " (bad), " << data << " data lines\n";
-  EXPECT_GT(compared, 20u);
+  // Every image has code to compare (the smallest, hostile_names, holds 12
+  // instructions of hand-written assembly).
+  EXPECT_GE(compared, 10u);
   EXPECT_EQ(wrong, 0u);
 }
 
