@@ -152,7 +152,7 @@ struct ProfileStats {
 
 struct Profile {
   bool has_time = false;                 // some block carried a timestamp
-  std::vector<ThreadProfile> threads;  // sorted by (capture, stream, context)
+  std::vector<ThreadProfile> threads;    // sorted by (capture, stream, context)
   CallTree merged;                       // all threads merged by stack
   std::vector<FunctionStats> functions;  // sorted by frame
   std::vector<CallEdge> call_edges;      // sorted by (caller, callee)

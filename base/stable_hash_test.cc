@@ -23,7 +23,8 @@ std::string Pattern(size_t n) {
 TEST(StableHashTest, DigestsArePinned) {
   EXPECT_EQ(StableHasher().HexDigest(), "3fdf455f9dcf1e62");
   EXPECT_EQ(absl::StrFormat("%016x", StableHash64("abc")), "dcbcf9cd17c5ded7");
-  EXPECT_EQ(absl::StrFormat("%016x", StableHash64(Pattern(1000))), "5f235fa033f1a3fb");
+  EXPECT_EQ(absl::StrFormat("%016x", StableHash64(Pattern(1000))),
+            "5f235fa033f1a3fb");
 }
 
 TEST(StableHashTest, PiecesGiveTheSameDigest) {

@@ -125,8 +125,7 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
       // which the program does not run on its own.
       "--run-libc-freeres=no", "--run-cxx-freeres=no",
       // No gdbserver: its FIFOs in $TMPDIR outlive a killed valgrind.
-      "--vgdb=no",
-      "--log-file=" + dir + "/valgrind-%p.log", "--"};
+      "--vgdb=no", "--log-file=" + dir + "/valgrind-%p.log", "--"};
   args.push_back(program);
   for (size_t i = 1; i < options.argv.size(); ++i) {
     args.push_back(options.argv[i]);

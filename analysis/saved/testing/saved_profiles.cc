@@ -204,7 +204,8 @@ SavedProfile PermuteImages(const SavedProfile& in,
               if (a.count != b.count) return a.count > b.count;
               return a.blocks < b.blocks;
             });
-  for (FunctionStats& f : p.functions) f.frame = internal::MapFrame(f.frame, map);
+  for (FunctionStats& f : p.functions)
+    f.frame = internal::MapFrame(f.frame, map);
   std::sort(p.functions.begin(), p.functions.end(),
             [](const FunctionStats& a, const FunctionStats& b) {
               return a.frame < b.frame;
@@ -215,7 +216,8 @@ SavedProfile PermuteImages(const SavedProfile& in,
   }
   std::sort(p.call_edges.begin(), p.call_edges.end(),
             [](const CallEdge& a, const CallEdge& b) {
-              return std::tie(a.caller, a.callee) < std::tie(b.caller, b.callee);
+              return std::tie(a.caller, a.callee) <
+                     std::tie(b.caller, b.callee);
             });
   std::vector<uint32_t> identity(order.size());
   std::iota(identity.begin(), identity.end(), 0);
@@ -244,12 +246,11 @@ std::string SavedFrameName(const SavedProfile& profile, const FrameKey& key) {
       }
       return absl::StrFormat("[?+0x%x]", key.start);
     case FrameKind::kUnknownCode:
-      return absl::StrFormat(
-          "[%s+0x%x]",
-          key.image < profile.images.size()
-              ? BaseName(profile.images[key.image].path)
-              : "?",
-          key.start);
+      return absl::StrFormat("[%s+0x%x]",
+                             key.image < profile.images.size()
+                                 ? BaseName(profile.images[key.image].path)
+                                 : "?",
+                             key.start);
     case FrameKind::kUnknown:
       return "[unknown]";
     case FrameKind::kGap:
