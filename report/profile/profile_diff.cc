@@ -45,8 +45,9 @@ double Share(uint64_t part, uint64_t total) {
   return total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / total;
 }
 
-std::string Signed(double v, const char* format) {
-  return absl::StrCat(v > 0 ? "+" : "", absl::StrFormat(format, v));
+// A signed number with `decimals` digits after the point ("+3", "-0.25").
+std::string Signed(double v, int decimals) {
+  return absl::StrCat(v > 0 ? "+" : "", absl::StrFormat("%.*f", decimals, v));
 }
 
 // Stack of frame names ("name\x1fimage\x1finl") from the root to each node.
@@ -124,10 +125,10 @@ std::string RenderDiffText(const ProfileDiff& diff,
     const std::string name =
         f.image.empty() ? f.name : absl::StrCat(f.name, " (", f.image, ")");
     if (diff.absolute) {
-      table.push_back({Signed(f.change, "%.0f"), Thousands(f.base_self),
+      table.push_back({Signed(f.change, 0), Thousands(f.base_self),
                        Thousands(f.new_self), name});
     } else {
-      table.push_back({Signed(f.change, "%.2f"),
+      table.push_back({Signed(f.change, 2),
                        absl::StrFormat("%.2f", f.base_share),
                        absl::StrFormat("%.2f", f.new_share),
                        Thousands(f.base_self), Thousands(f.new_self), name});
