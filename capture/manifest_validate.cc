@@ -3,9 +3,11 @@
 // problem reported is the same whatever else is wrong.
 #include "capture/manifest_validate.h"
 
+#include <limits.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -60,6 +62,9 @@ absl::StatusOr<uint64_t> RegularFileSize(std::string_view where,
   }
   if (!S_ISREG(st.st_mode)) {
     return FieldError(where, field, absl::StrCat(file, ": not a regular file"));
+  }
+  if (std::optional<std::string> reason = LeavesDirectoryReason(root, file)) {
+    return FieldError(where, field, *reason);
   }
   return static_cast<uint64_t>(st.st_size);
 }
@@ -322,6 +327,23 @@ absl::Status ValidateMemoryDumps(const Manifest& manifest,
 }
 
 }  // namespace
+
+std::optional<std::string> LeavesDirectoryReason(const std::string& root,
+                                                 const std::string& file) {
+  // Resolved as the kernel will open them: a symbolic link anywhere on the
+  // way (the file, or a directory of it) counts where it points.
+  char resolved_root[PATH_MAX], resolved[PATH_MAX];
+  if (realpath(root.c_str(), resolved_root) == nullptr) return std::nullopt;
+  const std::string full = absl::StrCat(root, "/", file);
+  if (realpath(full.c_str(), resolved) == nullptr) return std::nullopt;
+  const std::string inside = absl::StrCat(resolved_root, "/");
+  if (std::string_view(resolved).substr(0, inside.size()) == inside) {
+    return std::nullopt;
+  }
+  return absl::StrCat(file, ": a symbolic link to ", resolved,
+                      ", outside the capture directory (refused: a capture's "
+                      "files must stay inside it)");
+}
 
 std::optional<std::string> UnsafeBundlePathReason(std::string_view path) {
   if (path.empty()) return std::string("empty path");

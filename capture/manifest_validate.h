@@ -39,6 +39,12 @@ absl::Status ValidateManifestFiles(const Manifest& manifest,
                                    const std::string& root,
                                    std::string_view where);
 
+// Why root/file, once symbolic links are resolved, is not inside `root`
+// (a link to /etc/shadow as a buffer file), or nullopt when it is inside
+// or cannot be resolved (the caller's stat reports a missing file).
+std::optional<std::string> LeavesDirectoryReason(const std::string& root,
+                                                 const std::string& file);
+
 // Why `path` is not a safe bundle-relative path (empty, absolute, contains a
 // ".." component or a NUL), or nullopt when it is fine.
 std::optional<std::string> UnsafeBundlePathReason(std::string_view path);

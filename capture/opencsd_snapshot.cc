@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -23,6 +24,7 @@
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "capture/ini_file.h"
+#include "capture/manifest_validate.h"
 
 namespace hwt::capture {
 namespace {
@@ -682,6 +684,28 @@ absl::StatusOr<Manifest> ManifestBuilder::Finish(
 
 }  // namespace
 
+namespace {
+
+// A buffer or memory dump file of the snapshot that is a symbolic link out
+// of it (buffer.bin -> /etc/shadow) is refused, as bundles refuse theirs.
+absl::Status RefuseFilesOutside(const Manifest& manifest,
+                                const std::string& dir) {
+  std::vector<std::string> files;
+  for (const BufferInfo& buffer : manifest.buffers)
+    files.push_back(buffer.file);
+  for (const MemoryDump& dump : manifest.memory) files.push_back(dump.file);
+  for (const std::string& file : files) {
+    if (file.empty() || file[0] == '/') continue;
+    if (std::optional<std::string> reason = LeavesDirectoryReason(dir, file)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("snapshot %s: %s", dir, *reason));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
     const std::string& path, const InputOptions& options) {
   HWT_ASSIGN_OR_RETURN(std::string dir, SnapshotDirectory(path));
@@ -695,6 +719,7 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
     HWT_RETURN_IF_ERROR(builder.AddBuffer(b));
   }
   HWT_ASSIGN_OR_RETURN(Manifest manifest, builder.Finish(index.description));
+  HWT_RETURN_IF_ERROR(RefuseFilesOutside(manifest, dir));
   return std::make_unique<Capture>(InputKind::kOpenCsdSnapshot, path, dir,
                                    std::move(manifest), std::vector<Record>{},
                                    options, std::nullopt);

@@ -203,6 +203,85 @@ TEST_F(CaptureHostileTest, ManifestWithMissingWrongTypedOrAbsurdFields) {
   }
 }
 
+// A file of the bundle that is a symbolic link out of it (buffers/0.bin ->
+// /etc/shadow) is refused like a ".." path, for buffers, memory dumps and
+// image copies, and for a linked directory on the way; a link that stays
+// inside the bundle is fine. The link targets are copies of the real files,
+// so only where they are is wrong.
+TEST_F(CaptureHostileTest, SymbolicLinksLeavingTheBundle) {
+  namespace fs = std::filesystem;
+  const std::string buffer = manifest_["buffers"][0]["file"];
+  const std::string memory = manifest_["memory"][0]["file"];
+  struct Case {
+    std::string label, file;  // the bundle file replaced by a link
+    bool image = false;
+  };
+  const std::vector<Case> cases = {{"buffer", buffer},
+                                   {"memory dump", memory},
+                                   {"image copy", "images/x", true}};
+  for (const Case& c : cases) {
+    Json manifest = manifest_;
+    if (c.image) {
+      manifest["images"] =
+          Json::array({{{"original_path", "/bin/x"}, {"file", c.file}}});
+    }
+    const std::string bundle = BundleWith(manifest.dump(2));
+    const std::string outside =
+        dir_->path() + "/outside-" + std::to_string(bundles_);
+    fs::copy_file(c.image ? bundle + "/" + buffer : bundle + "/" + c.file,
+                  outside);
+    fs::create_directories(fs::path(bundle + "/" + c.file).parent_path());
+    fs::remove(bundle + "/" + c.file);
+    fs::create_symlink(outside, bundle + "/" + c.file);
+    absl::Status status = Open(bundle);
+    EXPECT_FALSE(status.ok()) << c.label;
+    EXPECT_THAT(status.message(), HasSubstr(bundle + "/manifest.json"))
+        << c.label;
+    EXPECT_THAT(status.message(), HasSubstr(c.file + ": a symbolic link to " +
+                                            fs::canonical(outside).string()))
+        << c.label;
+    EXPECT_THAT(status.message(), HasSubstr("outside")) << c.label;
+  }
+
+  // The directory of the buffer linked out of the bundle.
+  const std::string bundle = BundleWith(manifest_.dump(2));
+  const fs::path buffer_dir = fs::path(buffer).parent_path();
+  ASSERT_FALSE(buffer_dir.empty());
+  const std::string outside_dir = dir_->path() + "/outside-dir";
+  fs::rename(bundle + "/" + buffer_dir.string(), outside_dir);
+  fs::create_symlink(outside_dir, bundle + "/" + buffer_dir.string());
+  absl::Status status = Open(bundle);
+  EXPECT_THAT(status.message(), HasSubstr("a symbolic link to"));
+
+  // A link inside the bundle is read.
+  const std::string inside = BundleWith(manifest_.dump(2));
+  fs::rename(inside + "/" + buffer, inside + "/moved.bin");
+  fs::create_symlink("../moved.bin", inside + "/" + buffer);
+  EXPECT_TRUE(Open(inside).ok()) << Open(inside);
+}
+
+// An OpenCSD snapshot whose trace buffer is a link out of its directory.
+TEST_F(CaptureHostileTest, SnapshotBufferLinkLeavingTheSnapshot) {
+  HWT_REQUIRE_CORPUS(corpus);
+  namespace fs = std::filesystem;
+  const std::string snapshot = dir_->path() + "/snapshot";
+  fs::copy(corpus + "/opencsd/snapshots/trace_cov_a15", snapshot,
+           fs::copy_options::recursive);
+  auto good = capture::OpenCapture(snapshot, {});
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_FALSE((*good)->manifest().buffers.empty());
+  const std::string file = (*good)->manifest().buffers[0].file;
+  const std::string outside = dir_->path() + "/outside.bin";
+  fs::rename(snapshot + "/" + file, outside);
+  fs::create_symlink(outside, snapshot + "/" + file);
+  auto bad = capture::OpenCapture(snapshot, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr(snapshot));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr(file + ": a symbolic link to " +
+                        fs::canonical(outside).string()));
+}
+
 // JSON nested far deeper than any manifest: refused (or read), never a
 // stack overflow.
 TEST_F(CaptureHostileTest, DeeplyNestedJson) {

@@ -59,6 +59,40 @@ class ToolsHostileTest : public ::testing::Test {
   std::string tmp_;  // the tools' $TMPDIR
 };
 
+// A raw Intel PT file in which no byte decodes (no PSB anywhere, so every
+// byte is lost) is a failure for every tool, never a clean exit 0: 1 from
+// hwt-decode (its statistics say so) and hwt-report (a message), and a
+// `decode-errors` row (exit 1) from hwt-batch.
+TEST_F(ToolsHostileTest, RawTraceWithoutASyncPointIsNotClean) {
+  std::string bytes;
+  for (int i = 0; i < 8192; ++i) {
+    bytes.push_back(static_cast<char>(0x20 + (i * 37) % 0x50));  // no 0x02
+  }
+  const std::string raw = dir_->path() + "/nosync.raw";
+  ASSERT_TRUE(WriteFileAtomically(raw, bytes).ok());
+  const std::string cpu = "6/158/9";
+  auto decode = RunCommand(
+      {ToolPath("hwt-decode"), "--backend", "pt", "--cpu", cpu, raw}, kTimeout);
+  EXPECT_EQ(decode.exit_code, 1) << decode.err;
+  EXPECT_THAT(decode.out, HasSubstr("decoded 0, lost 8192")) << decode.out;
+  auto report = RunCommand({ToolPath("hwt-report"), "--top=10", "--backend",
+                            "pt", "--cpu", cpu, raw},
+                           kTimeout);
+  EXPECT_EQ(report.exit_code, 1) << report.err;
+  EXPECT_THAT(report.err, HasSubstr("could be decoded")) << report.err;
+
+  const std::string list = dir_->path() + "/inputs.list";
+  ASSERT_TRUE(WriteFileAtomically(list, raw + " --cpu " + cpu + "\n").ok());
+  auto batch = RunCommand({ToolPath("hwt-batch"), "run", "-q", "--backend",
+                           "pt", "-o", out_ + "/batch", "@" + list},
+                          kTimeout);
+  EXPECT_EQ(batch.exit_code, 1) << batch.out << batch.err;
+  auto summary = ReadFileToString(out_ + "/batch/summary.json");
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_THAT(*summary, HasSubstr("\"decode-errors\""));
+  EXPECT_THAT(*summary, HasSubstr("could be decoded"));
+}
+
 TEST_F(ToolsHostileTest, EmulateBadUsageAndInputs) {
   const std::string emulate = ToolPath("hwt-emulate");
   struct Case {
