@@ -2,6 +2,7 @@
 #include "batch/slurm.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,8 +12,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,22 +50,30 @@ std::string Absolute(const std::string& path) {
   return absl::StrCat(cwd, "/", path);
 }
 
-// Runs a program (no shell), its stdout into *out; returns its exit status
-// (-1: could not run, 128+N: killed by signal N).
+// Runs a program (no shell), its stdout into *out and stderr into *err;
+// returns its exit status (-1: could not run, 128+N: killed by signal N).
+// A program still running after `timeout_s`, or when `stop` says so, is
+// killed (a squeue that cannot reach the controller must not hold up a
+// Ctrl-C).
 int RunProgram(const std::vector<std::string>& argv, std::string* out,
-               std::string* err) {
+               std::string* err, double timeout_s = 120,
+               const std::function<bool()>& stop = nullptr) {
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return -1;
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) return -1;
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return -1;
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) {
+    args.push_back(const_cast<char*>(a.c_str()));
+  }
+  args.push_back(nullptr);
   const pid_t pid = fork();
-  if (pid < 0) return -1;
   if (pid == 0) {
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -71,21 +82,39 @@ int RunProgram(const std::vector<std::string>& argv, std::string* out,
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
-  // Small outputs: read stderr after stdout (the programs here print
-  // little; a full stderr pipe cannot block them first).
+  if (pid < 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return -1;
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {out, err};
+  int open_fds = 2;
+  bool killed = false;
   char buffer[4096];
-  for (ssize_t n; (n = read(out_pipe[0], buffer, sizeof(buffer))) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    if (out != nullptr) out->append(buffer, static_cast<size_t>(n));
+  while (open_fds > 0) {
+    if (!killed &&
+        (std::chrono::steady_clock::now() > deadline || (stop && stop()))) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    if (poll(fds, 2, 50) < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      if (sinks[i] != nullptr) sinks[i]->append(buffer, static_cast<size_t>(n));
+    }
   }
-  for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof(buffer))) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    if (err != nullptr) err->append(buffer, static_cast<size_t>(n));
-  }
-  close(out_pipe[0]);
-  close(err_pipe[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -131,13 +160,14 @@ int DefaultShards(size_t captures) {
 
 std::string SlurmJobScript(const RunOptions& run, int shards,
                            const std::string& inputs_list) {
+  const std::string dir = Absolute(run.outdir) + "/slurm";
   std::string command = Quote(run.executable) + " run";
-  absl::StrAppend(&command, " --shard \"${SLURM_ARRAY_TASK_ID}/", shards, "\"");
+  absl::StrAppend(&command, " --shard \"$shard/", shards, "\"");
   absl::StrAppend(&command, " -o ", Quote(Absolute(run.outdir)));
   if (run.jobs > 0) {
     absl::StrAppend(&command, " --jobs ", run.jobs);
   } else {
-    absl::StrAppend(&command, " --jobs \"${SLURM_CPUS_PER_TASK:-0}\"");
+    absl::StrAppend(&command, " --jobs \"$jobs\"");
   }
   for (const std::string& flag : RunFlags(run)) {
     absl::StrAppend(&command, " ", Quote(flag));
@@ -146,12 +176,109 @@ std::string SlurmJobScript(const RunOptions& run, int shards,
   return absl::StrCat(
       "#!/bin/sh\n"
       "# Written by hwt-batch slurm: one task of the array per shard of the\n"
-      "# batch in this directory. A shard can be run again by hand with the\n"
-      "# same command and SLURM_ARRAY_TASK_ID set to its number; then\n"
-      "# `hwt-batch run --merge-only` with the same options and inputs\n"
-      "# merges.\n",
-      "exec ", command, "\n");
+      "# batch in this directory. A shard can be run again by hand with\n"
+      "# SLURM_ARRAY_TASK_ID set to its number; then `hwt-batch run\n"
+      "# --merge-only` with the same options and inputs merges.\n"
+      "shard=\"${SLURM_ARRAY_TASK_ID:?not set: run by sbatch --array}\"\n"
+      "# Workers: the CPUs Slurm gave the task (0: all usable cores).\n"
+      "jobs=\"${SLURM_CPUS_PER_TASK:-${SLURM_JOB_CPUS_PER_NODE%%[(]*}}\"\n"
+      "jobs=\"${jobs:-0}\"\n",
+      command, "\n", "status=$?\n", "echo \"$status\" > ", Quote(dir),
+      "/shard-$shard.exit.tmp &&\n", "  mv ", Quote(dir),
+      "/shard-$shard.exit.tmp ", Quote(dir), "/shard-$shard.exit\n",
+      "exit \"$status\"\n");
 }
+
+namespace {
+
+// Waits until `job` has left the queue. Returns kExitInterrupted after
+// cancelling it on Ctrl-C/SIGTERM, 3 when squeue keeps failing, else 0.
+int WaitForJob(const SlurmOptions& options, const std::string& job,
+               int shards) {
+  const RunOptions& run = options.run;
+  SignalGuard guard;
+  ProgressBar bar(
+      static_cast<size_t>(shards), 0,
+      run.progress.value_or(isatty(STDERR_FILENO) != 0) && !run.quiet);
+  // squeue failing for this long (the controller gone) ends the wait.
+  constexpr auto kGiveUp = std::chrono::minutes(2);
+  bool failing = false;
+  std::chrono::steady_clock::time_point failing_since;
+  for (;;) {
+    if (guard.Pending()) {
+      std::string err;
+      const int rc = RunProgram({"scancel", job}, nullptr, &err);
+      bar.Finish();
+      if (rc != 0) {
+        fprintf(stderr, "%s: scancel %s failed (exit %d): %s\n", kTool,
+                job.c_str(), rc, Trimmed(err).c_str());
+      }
+      fprintf(stderr,
+              "%s: interrupted: cancelled job %s; the profiles written are "
+              "complete, `hwt-batch slurm` with the same options continues\n",
+              kTool, job.c_str());
+      return kExitInterrupted;
+    }
+    std::string queued, err;
+    const int q =
+        RunProgram({"squeue", "--noheader", "--jobs=" + job, "--format=%i %T"},
+                   &queued, &err, 60, [&guard] { return guard.Pending(); });
+    if (guard.Pending()) continue;  // cancel first
+    // A job that finished long enough ago is no longer known: done too.
+    if ((q == 0 && Trimmed(queued).empty()) ||
+        (q != 0 && absl::StrContains(err, "Invalid job id"))) {
+      break;
+    }
+    if (q != 0 && !failing) {
+      failing = true;
+      failing_since = std::chrono::steady_clock::now();
+    }
+    if (q != 0 && std::chrono::steady_clock::now() - failing_since > kGiveUp) {
+      bar.Finish();
+      fprintf(stderr,
+              "%s: squeue keeps failing (exit %d): %s; job %s may still run: "
+              "`hwt-batch run --merge-only` with the same options merges "
+              "when it has finished\n",
+              kTool, q, Trimmed(err).c_str(), job.c_str());
+      return 3;
+    }
+    if (q == 0) failing = false;
+    bar.Tick();
+    const auto until =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(static_cast<int>(options.poll_s * 1000));
+    while (std::chrono::steady_clock::now() < until && !guard.Pending()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  bar.Finish();
+  return 0;
+}
+
+// Says which shards did not finish or failed as a whole (their captures
+// become `failed` rows in the merge); exit statuses 0 and 1 are a shard's
+// normal results.
+void ReportShards(const std::string& dir, int shards) {
+  for (int i = 0; i < shards; ++i) {
+    auto status = ReadFileToString(absl::StrCat(dir, "/shard-", i, ".exit"));
+    int code = -1;
+    if (status.ok() && absl::SimpleAtoi(Trimmed(*status), &code) && code <= 1) {
+      continue;
+    }
+    const std::string log = absl::StrCat(dir, "/shard-", i, ".log");
+    if (code < 0) {
+      fprintf(stderr,
+              "%s: shard %d did not finish (cancelled, out of time "
+              "or memory?); its log: %s\n",
+              kTool, i, log.c_str());
+    } else {
+      fprintf(stderr, "%s: shard %d exited %d; its log: %s\n", kTool, i, code,
+              log.c_str());
+    }
+  }
+}
+
+}  // namespace
 
 int SlurmCommand(const SlurmOptions& options) {
   const RunOptions& run = options.run;
@@ -190,6 +317,9 @@ int SlurmCommand(const SlurmOptions& options) {
   }
   if (!written.ok()) return Error(3, written.message());
   chmod(script_path.c_str(), 0755);
+  for (int i = 0; i < shards; ++i) {  // a previous submission's
+    unlink(absl::StrCat(dir, "/shard-", i, ".exit").c_str());
+  }
 
   std::vector<std::string> sbatch = {
       "sbatch", "--parsable", absl::StrCat("--array=0-", shards - 1),
@@ -212,34 +342,9 @@ int SlurmCommand(const SlurmOptions& options) {
             kTool, job.c_str(), shards, captures, script_path.c_str());
   }
 
-  SignalGuard guard;
-  ProgressBar bar(
-      static_cast<size_t>(shards), 0,
-      run.progress.value_or(isatty(STDERR_FILENO) != 0) && !run.quiet);
-  for (;;) {
-    if (guard.Pending()) {
-      RunProgram({"scancel", job}, nullptr, nullptr);
-      bar.Finish();
-      fprintf(stderr,
-              "%s: interrupted: cancelled job %s; the profiles written are "
-              "complete, `hwt-batch slurm` with the same options continues\n",
-              kTool, job.c_str());
-      return kExitInterrupted;
-    }
-    std::string queued;
-    const int q =
-        RunProgram({"squeue", "--noheader", "--jobs=" + job, "--format=%i %T"},
-                   &queued, nullptr);
-    if (q != 0 || Trimmed(queued).empty()) break;
-    bar.Tick();
-    const auto until =
-        std::chrono::steady_clock::now() +
-        std::chrono::milliseconds(static_cast<int>(options.poll_s * 1000));
-    while (std::chrono::steady_clock::now() < until && !guard.Pending()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  bar.Finish();
+  const int waited = WaitForJob(options, job, shards);
+  if (waited != 0) return waited;
+  ReportShards(dir, shards);
   RunOptions merge = run;
   merge.merge_only = true;
   merge.shard.reset();

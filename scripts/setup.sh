@@ -21,7 +21,7 @@ done
 os=$(uname -s)
 if [ "$os" = "FreeBSD" ]; then
   build_pkgs="cmake ninja pkgconf libipt opencsd llvm19 abseil nlohmann-json cli11 libarchive zstd googletest benchmark protobuf"
-  test_pkgs="valgrind graphviz chromium go llvm19 node npm"
+  test_pkgs="valgrind graphviz chromium go llvm19 node npm slurm-wlm munge"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     pkg info -e "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -34,7 +34,7 @@ elif [ -r /etc/debian_version ]; then
   # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
   # records with ptrace only.
   build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev libprotobuf-dev protobuf-compiler valgrind"
-  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
+  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs slurm-wlm slurmctld slurmd slurm-client munge"
   # npm comes with nodesource's nodejs; Debian's own nodejs needs its npm.
   command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
   missing=""
