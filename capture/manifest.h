@@ -15,7 +15,8 @@
 namespace hwt::capture {
 
 inline constexpr int kFormatMajorVersion = 1;
-inline constexpr int kFormatMinorVersion = 0;
+// 1.1 added `labels` (older readers ignore it).
+inline constexpr int kFormatMinorVersion = 1;
 
 enum class Backend { kUnknown, kPt, kCoreSight, kSpe };
 enum class TraceMode { kThread, kCpu };
@@ -161,7 +162,9 @@ struct MemoryDump {
 
 struct Manifest {
   int major_version = kFormatMajorVersion;
-  int minor_version = kFormatMinorVersion;
+  // As read. A manifest is written with the lowest minor version that holds
+  // it (1.0 without labels), so older readers see no newer version than needed.
+  int minor_version = 0;
   Backend backend = Backend::kUnknown;
   TraceMode mode = TraceMode::kThread;
   RecordNumbering record_numbering = RecordNumbering::kUpstream;
@@ -171,6 +174,9 @@ struct Manifest {
   std::string os;        // e.g. "FreeBSD 15.0-RELEASE amd64"
   std::string created;   // RFC 3339 time
   std::string recorder;  // tool that wrote the bundle
+  // The user's own tags (hwt-emulate --label KEY=VALUE): what a batch can
+  // group by (hwt-batch run --group-by KEY). Since format 1.1.
+  std::map<std::string, std::string> labels;
   CpuIdentity cpu;
   std::optional<PtConfig> pt;
   std::optional<CoreSightConfig> coresight;

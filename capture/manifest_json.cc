@@ -382,10 +382,31 @@ absl::Status CheckFormatVersion(const FormatVersion& version,
   return absl::OkStatus();
 }
 
+namespace {
+
+// "labels": {"KEY": "VALUE", ...}: strings only, keys not empty.
+absl::Status ReadLabels(const JsonObjectReader& top,
+                        std::map<std::string, std::string>* labels) {
+  HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> object,
+                       top.Object("labels"));
+  if (!object) return absl::OkStatus();
+  for (const auto& [key, value] : object->json().items()) {
+    if (key.empty()) return object->Error("", "a label with an empty name");
+    if (!value.is_string()) {
+      return object->Error(key, "expected a string");
+    }
+    (*labels)[key] = value.get<std::string>();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 std::string ManifestToJson(const Manifest& manifest) {
   Json out = Json::object();
   out["format"] = std::string(kManifestFormatName);
-  out["version"] = absl::StrCat(kFormatMajorVersion, ".", kFormatMinorVersion);
+  out["version"] =
+      absl::StrCat(kFormatMajorVersion, ".", manifest.labels.empty() ? 0 : 1);
   out["backend"] = std::string(BackendName(manifest.backend));
   out["mode"] = std::string(TraceModeName(manifest.mode));
   out["record_numbering"] =
@@ -396,6 +417,11 @@ std::string ManifestToJson(const Manifest& manifest) {
   if (!manifest.os.empty()) out["os"] = manifest.os;
   if (!manifest.created.empty()) out["created"] = manifest.created;
   if (!manifest.recorder.empty()) out["recorder"] = manifest.recorder;
+  if (!manifest.labels.empty()) {
+    Json labels = Json::object();
+    for (const auto& [key, value] : manifest.labels) labels[key] = value;
+    out["labels"] = std::move(labels);
+  }
   out["cpu"] = CpuToJson(manifest.cpu);
   if (manifest.pt) out["pt"] = PtToJson(*manifest.pt);
   if (manifest.coresight)
@@ -482,6 +508,7 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text,
   HWT_RETURN_IF_ERROR(top.String("os", &manifest.os));
   HWT_RETURN_IF_ERROR(top.String("created", &manifest.created));
   HWT_RETURN_IF_ERROR(top.String("recorder", &manifest.recorder));
+  HWT_RETURN_IF_ERROR(ReadLabels(top, &manifest.labels));
 
   HWT_ASSIGN_OR_RETURN(std::optional<JsonObjectReader> cpu, top.Object("cpu"));
   if (cpu) HWT_RETURN_IF_ERROR(ReadCpu(*cpu, &manifest.cpu));

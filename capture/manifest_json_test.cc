@@ -117,6 +117,31 @@ TEST(ManifestJsonTest, RoundTripsEveryField) {
   }
 }
 
+// Labels (format 1.1): written as a string map, and only then as 1.1; a
+// label that is not a string, or has no name, is refused.
+TEST(ManifestJsonTest, LabelsAreMinorVersionOne) {
+  Manifest m = FullPtManifest();
+  std::string json = ManifestToJson(m);
+  EXPECT_THAT(json, HasSubstr("\"version\": \"1.1\""));
+  EXPECT_THAT(json, HasSubstr("\"branch\": \"main\""));
+  m.labels.clear();
+  EXPECT_THAT(ManifestToJson(m), HasSubstr("\"version\": \"1.0\""));
+
+  auto with = [&](const std::string& labels) {
+    std::string text = json;
+    const size_t at = text.find("\"labels\": {");
+    const size_t end = text.find('}', at);
+    return text.replace(at, end + 1 - at, "\"labels\": " + labels);
+  };
+  auto number = ParseManifest(with("{\"run\": 7}"), "m.json");
+  EXPECT_THAT(number.status().message(),
+              HasSubstr("m.json: labels.run: expected a string"));
+  auto empty = ParseManifest(with("{\"\": \"x\"}"), "m.json");
+  EXPECT_THAT(empty.status().message(), HasSubstr("empty name"));
+  auto list = ParseManifest(with("[\"x\"]"), "m.json");
+  EXPECT_FALSE(list.ok());
+}
+
 TEST(ManifestJsonTest, SixtyFourBitValuesAreHexStrings) {
   Manifest m = FullPtManifest();
   m.pt->rtit_ctl = 0xffffffffffffffff;

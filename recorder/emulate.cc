@@ -81,6 +81,7 @@ capture::Manifest BuildManifest(const EmulateOptions& options,
   m.os = HostDescription();
   m.created = NowRfc3339();
   m.recorder = "hwt-emulate (" + recorder_name + ")";
+  m.labels = options.labels;
   m.cpu = options.cpu;
   const PtTimingOptions& timing = options.encoder.timing;
   if (timing.any()) {

@@ -9,6 +9,7 @@
 #define HWT_RECORDER_EMULATE_H_
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,6 +91,8 @@ struct EmulateOptions {
   bool overwrite = false;   // replace an existing bundle
   std::string raw_trace;    // also write the bare PT stream here (optional)
   bool copy_images = true;  // make the bundle self-contained
+  // Written into the manifest's `labels` (--label KEY=VALUE).
+  std::map<std::string, std::string> labels;
   // The program's standard streams; empty: inherited.
   std::string stdin_path;
   std::string stdout_path;

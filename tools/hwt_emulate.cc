@@ -85,6 +85,10 @@ int main(int argc, char** argv) {
   app.add_option("--stdin", options.stdin_path, "file for the program's stdin");
   app.add_option("--program-output", options.stdout_path,
                  "file for the program's stdout (default: inherited)");
+  std::vector<std::string> labels;
+  app.add_option("--label", labels,
+                 "KEY=VALUE: a label in the manifest (repeatable), for "
+                 "hwt-batch run --group-by KEY");
   app.add_option("program", options.argv,
                  "program and its arguments (after --)")
       ->required();
@@ -106,6 +110,15 @@ int main(int argc, char** argv) {
     return hwt::tools::kExitUsage;
   }
   options.cpu = *parsed_cpu;
+  for (const std::string& label : labels) {
+    const size_t eq = label.find('=');
+    if (eq == 0 || eq == std::string::npos) {
+      hwt::tools::PrintError(
+          kTool, "--label: expected KEY=VALUE, got '" + label + "'");
+      return hwt::tools::kExitUsage;
+    }
+    options.labels[label.substr(0, eq)] = label.substr(eq + 1);
+  }
   options.encoder.return_compression = !no_retc;
   for (const std::string& kind :
        std::vector<std::string>(absl::StrSplit(timing, ','))) {

@@ -14,6 +14,8 @@ Manifest FullPtManifest() {
   m.pid = 0x123456789;
   m.command = "make -j8 \"quoted\" \\ \xc3\xa9";
   m.hostname = "host";
+  m.labels = {{"branch", "main"}, {"run", "nightly \"2026-12-01\""}};
+  m.minor_version = 1;  // labels are 1.1
   m.os = "FreeBSD 15.0-RELEASE amd64";
   m.created = "2026-11-30T08:00:00Z";
   m.recorder = "test";
@@ -180,6 +182,7 @@ std::vector<Record> AllRecordTypes(RecordNumbering numbering) {
 void ExpectSameManifest(const Manifest& a, const Manifest& e) {
   EXPECT_EQ(a.major_version, e.major_version);
   EXPECT_EQ(a.minor_version, e.minor_version);
+  EXPECT_EQ(a.labels, e.labels);
   EXPECT_EQ(a.backend, e.backend);
   EXPECT_EQ(a.mode, e.mode);
   EXPECT_EQ(a.record_numbering, e.record_numbering);

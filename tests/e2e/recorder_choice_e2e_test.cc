@@ -93,6 +93,25 @@ TEST_F(RecorderChoiceTest, PtraceIsNamedWhenAskedFor) {
   EXPECT_EQ(ManifestRecorder(bundle), "hwt-emulate (ptrace-singlestep)");
 }
 
+// --label KEY=VALUE lands in the manifest's labels (format 1.1); a label
+// without "=" is bad usage.
+TEST_F(RecorderChoiceTest, LabelsGoIntoTheManifest) {
+  const std::string bundle = dir_->path() + "/labelled.hwt";
+  auto run = Emulate(
+      {"--recorder", "ptrace", "--label", "run=nightly", "--label", "expr=a=b"},
+      bundle, {TestProgram("counted_static")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto text = ReadFileToString(bundle + "/manifest.json");
+  ASSERT_TRUE(text.ok()) << text.status();
+  nlohmann::json j = nlohmann::json::parse(*text);
+  EXPECT_EQ(j["version"], "1.1");
+  EXPECT_EQ(j["labels"], nlohmann::json({{"run", "nightly"}, {"expr", "a=b"}}));
+  auto bad = Emulate({"--label", "novalue"}, dir_->path() + "/bad.hwt",
+                     {TestProgram("counted_static")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--label: expected KEY=VALUE"));
+}
+
 // Calls code it wrote into an anonymous executable mapping.
 constexpr char kGeneratedCode[] = R"(#include <string.h>
 #include <sys/mman.h>
