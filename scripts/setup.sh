@@ -21,7 +21,7 @@ done
 os=$(uname -s)
 if [ "$os" = "FreeBSD" ]; then
   build_pkgs="cmake ninja pkgconf libipt opencsd llvm19 abseil nlohmann-json cli11 libarchive zstd googletest benchmark"
-  test_pkgs="valgrind graphviz chromium"
+  test_pkgs="valgrind graphviz chromium zstd"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     pkg info -e "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -29,7 +29,7 @@ if [ "$os" = "FreeBSD" ]; then
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
   build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg"
+  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg zstd"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Checks what `cmake --install` gives: installs the build tree into a fresh
+temporary prefix, then checks that every tool, man page, document and the
+demo capture is where GNUInstallDirs puts it, that no installed program
+refers to the build or source tree (run path, embedded paths), and that the
+installed hwt-report, run from an unrelated directory, profiles the
+installed demo capture to the truth recorded inside it.
+
+  check_install.py BUILD_DIR SOURCE_DIR TOOL...
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+
+def fail(message):
+    print(f"check_install: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def install(build_dir, prefix):
+    result = subprocess.run(
+        ["cmake", "--install", build_dir, "--prefix", prefix],
+        capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"cmake --install failed ({result.returncode}):\n{result.stderr}")
+
+
+def check_layout(prefix, tools):
+    expected = [f"bin/{tool}" for tool in tools]
+    expected += ["share/doc/hwt/README.md",
+                 "share/doc/hwt/capture-format.md",
+                 "share/doc/hwt/examples/demo.hwt",
+                 "share/doc/hwt/examples/demo.c"]
+    missing = [p for p in expected if not os.path.isfile(os.path.join(prefix, p))]
+    if missing:
+        fail("not installed: " + ", ".join(missing))
+    for tool in tools:
+        if not os.access(os.path.join(prefix, "bin", tool), os.X_OK):
+            fail(f"bin/{tool} is not executable")
+    # Every installed program is one of the tools (no test or bench binary).
+    extra = sorted(set(os.listdir(os.path.join(prefix, "bin"))) - set(tools))
+    if extra:
+        fail("unexpected programs in bin/: " + ", ".join(extra))
+
+
+def check_no_tree_paths(prefix, tools, trees):
+    """No run path into the build tree, no build or source path compiled in."""
+    for tool in tools:
+        path = os.path.join(prefix, "bin", tool)
+        dynamic = subprocess.run(["readelf", "-d", path], capture_output=True,
+                                 text=True, check=True).stdout
+        for line in dynamic.splitlines():
+            if "RPATH" in line or "RUNPATH" in line:
+                fail(f"bin/{tool} carries a run path: {line.strip()}")
+        data = open(path, "rb").read()
+        for tree in trees:
+            if tree.encode() in data:
+                fail(f"bin/{tool} contains the path {tree}")
+
+
+def check_demo(prefix, work):
+    """The installed hwt-report on the installed demo gives its truth/."""
+    demo = os.path.join(prefix, "share/doc/hwt/examples/demo.hwt")
+    with _open_zstd_tar(demo, work) as archive:
+        truth = archive.extractfile("demo.hwt/truth/folded.txt").read().decode()
+    env = {"PATH": os.path.join(prefix, "bin") + ":/usr/bin:/bin",
+           "HOME": work, "LC_ALL": "C"}
+    result = subprocess.run(["hwt-report", "--folded", "--no-inline", demo],
+                            cwd=work, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"installed hwt-report exited {result.returncode}:\n{result.stderr}")
+    if result.stdout != truth:
+        fail("installed hwt-report --folded differs from the demo's truth/folded.txt")
+    svg = os.path.join(work, "demo.svg")
+    result = subprocess.run(["hwt-report", f"--flame={svg}", demo], cwd=work,
+                            env=env, capture_output=True, text=True)
+    if result.returncode != 0 or not open(svg).read().rstrip().endswith("</svg>"):
+        fail(f"installed hwt-report --flame failed ({result.returncode}):\n"
+             f"{result.stderr}")
+
+
+def _open_zstd_tar(path, work):
+    """The demo is a .tar.zst: unpacked with zstd(1) (Python has no zstd)."""
+    plain = os.path.join(work, "demo.tar")
+    with open(plain, "wb") as out:
+        subprocess.run(["zstd", "-dc", path], stdout=out, check=True)
+    return tarfile.open(plain)
+
+
+def main():
+    if len(sys.argv) < 4:
+        fail("usage: check_install.py BUILD_DIR SOURCE_DIR TOOL...")
+    build_dir, source_dir, tools = sys.argv[1], sys.argv[2], sys.argv[3:]
+    work = tempfile.mkdtemp(prefix="hwt-install-test-")
+    try:
+        prefix = os.path.join(work, "prefix")
+        install(build_dir, prefix)
+        check_layout(prefix, tools)
+        check_no_tree_paths(prefix, tools, [os.path.realpath(build_dir),
+                                            os.path.realpath(source_dir)])
+        check_demo(prefix, work)
+    finally:
+        shutil.rmtree(work)
+    print(f"check_install: {len(tools)} tools, man pages, docs and demo installed and working")
+
+
+if __name__ == "__main__":
+    main()
