@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/status_macros.h"
+#include "tools/version.h"
 
 namespace hwt::tools {
 
@@ -61,6 +62,11 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
 }
 
 bool ParseCommandLine(CLI::App& app, int argc, char** argv, int* exit_code) {
+  // Every tool answers --version (version.h), named as it was run.
+  app.set_version_flag("--version", [&app] {
+    const std::string& name = app.get_name();
+    return VersionText(name.substr(name.find_last_of('/') + 1));
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
