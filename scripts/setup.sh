@@ -29,7 +29,7 @@ if [ "$os" = "FreeBSD" ]; then
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
   build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg zstd"
+  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg zstd mandoc"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

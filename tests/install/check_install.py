@@ -31,7 +31,9 @@ def install(build_dir, prefix):
 
 def check_layout(prefix, tools):
     expected = [f"bin/{tool}" for tool in tools]
-    expected += ["share/doc/hwt/README.md",
+    expected += [f"share/man/man1/{tool}.1" for tool in tools]
+    expected += ["share/man/man5/hwt-bundle.5",
+                 "share/doc/hwt/README.md",
                  "share/doc/hwt/capture-format.md",
                  "share/doc/hwt/examples/demo.hwt",
                  "share/doc/hwt/examples/demo.c"]
