@@ -21,3 +21,14 @@ file(GLOB _hwt_docs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES README.md ${_hwt_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES testdata/demo.hwt testdata/programs/demo.c
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# bash completion, one copy per tool name (bash-completion loads a
+# command's file by its name), naming every tool.
+list(JOIN _hwt_tools " " HWT_TOOLS)
+configure_file(${PROJECT_SOURCE_DIR}/scripts/completion/hwt.bash.in
+               ${PROJECT_BINARY_DIR}/completion/hwt.bash @ONLY)
+foreach(tool IN LISTS _hwt_tools)
+  install(FILES ${PROJECT_BINARY_DIR}/completion/hwt.bash
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+          RENAME ${tool})
+endforeach()

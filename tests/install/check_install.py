@@ -4,7 +4,8 @@ temporary prefix, then checks that every tool, man page, document and the
 demo capture is where GNUInstallDirs puts it, that no installed program
 refers to the build or source tree (run path, embedded paths), and that the
 installed hwt-report, run from an unrelated directory, profiles the
-installed demo capture to the truth recorded inside it.
+installed demo capture to the truth recorded inside it, and that the
+installed bash completion offers each tool's options.
 
   check_install.py BUILD_DIR SOURCE_DIR TOOL...
 """
@@ -14,6 +15,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_man import help_options  # noqa: E402  (the same --help parser)
 
 
 def fail(message):
@@ -85,6 +89,25 @@ def check_demo(prefix, work):
              f"{result.stderr}")
 
 
+def check_completion(prefix, tools, work):
+    """The installed bash completion offers each tool's --help options."""
+    for tool in tools:
+        script = os.path.join(prefix, "share/bash-completion/completions", tool)
+        if not os.path.isfile(script):
+            fail(f"no bash completion for {tool}")
+        program = (f'source "{script}"; COMP_WORDS=({tool} --); COMP_CWORD=1; '
+                   f'_hwt_tool; printf "%s\\n" "${{COMPREPLY[@]}}"')
+        env = {"PATH": os.path.join(prefix, "bin") + ":/usr/bin:/bin", "HOME": work}
+        result = subprocess.run(["bash", "-c", program], cwd=work, env=env,
+                                capture_output=True, text=True)
+        offered = set(result.stdout.split())
+        wanted = {o for o in help_options(os.path.join(prefix, "bin", tool))
+                  if o.startswith("--")}
+        if result.returncode != 0 or offered != wanted:
+            fail(f"bash completion of '{tool} --' offers {sorted(offered)}, "
+                 f"--help has {sorted(wanted)} ({result.stderr.strip()})")
+
+
 def _open_zstd_tar(path, work):
     """The demo is a .tar.zst: unpacked with zstd(1) (Python has no zstd)."""
     plain = os.path.join(work, "demo.tar")
@@ -105,6 +128,7 @@ def main():
         check_no_tree_paths(prefix, tools, [os.path.realpath(build_dir),
                                             os.path.realpath(source_dir)])
         check_demo(prefix, work)
+        check_completion(prefix, tools, work)
     finally:
         shutil.rmtree(work)
     print(f"check_install: {len(tools)} tools, man pages, docs and demo installed and working")
