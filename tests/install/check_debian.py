@@ -16,6 +16,12 @@ NOT_BUILD_DEPENDS = {
     "build-essential": "implied for every Debian build (lintian rejects it)",
     "libbenchmark-dev": "the package builds no benchmarks",
     "chromium": "its one test skips outside CI; too heavy for a build",
+    # The consumers of the exports (tests labelled consumers) skip outside
+    # CI too, and pull in compilers and runtimes of their own.
+    "golang-go": "go tool pprof, a consumer test",
+    "bolt-19": "llvm-bolt, a consumer test",
+    "autofdo": "create_llvm_prof, a consumer test",
+    "nodejs": "pprof-format and speedscope's importer, consumer tests",
 }
 
 # setup.sh build packages that only the tests need (the default build
