@@ -47,6 +47,7 @@ absl::StatusOr<ImageSpec> ParseImageSpec(std::string_view text) {
     if (auto bias = ParseNumber(text.substr(at + 1))) {
       spec.path = std::string(text.substr(0, at));
       spec.bias = *bias;
+      spec.has_bias = true;
     }
   }
   if (spec.path.empty()) spec.path = std::string(text);

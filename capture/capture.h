@@ -19,9 +19,12 @@
 namespace hwt::capture {
 
 // `--image FILE[@BIAS]`: an ELF image mapped at load bias BIAS (0 for non-PIE).
+// A file that is not ELF is raw memory (capture/raw_memory.h): loaded at BIAS
+// as its address, or a page cache pair that carries its own addresses.
 struct ImageSpec {
   std::string path;
   uint64_t bias = 0;
+  bool has_bias = false;  // "@BIAS" was given
 };
 // Parses "FILE[@BIAS]" (BIAS decimal or 0x-hex).
 absl::StatusOr<ImageSpec> ParseImageSpec(std::string_view text);

@@ -1,8 +1,8 @@
 // The fixture of the export round-trip tests (export_consumers_test.cc,
 // bolt_consumer_test.cc): the test program (testdata/export_prog.c) built
 // with clang, static or dynamic (PIE), recorded with hwt-emulate and
-// exported by hwt-export-driver, with the profile's own counts (the
-// driver's summary) and hwt-report --top to compare the consumers with.
+// exported by hwt-report, with the profile's own counts (ProfileSummary,
+// in-process) and hwt-report --top to compare the consumers with.
 #ifndef HWT_TESTS_EXPORT_TESTING_EXPORT_FIXTURE_H_
 #define HWT_TESTS_EXPORT_TESTING_EXPORT_FIXTURE_H_
 
@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/export/testing/consumers.h"
+#include "tests/export/testing/export_summary.h"
 
 namespace hwt::export_test {
 
@@ -79,14 +80,18 @@ inline std::string Prepare(const std::string& dir, const std::string& name,
                "--", v->program},
               300);
   if (r.exit_code != 0) return r.err;
-  r = RunTool({testing::BinaryDir() + "/tests/export/hwt-export-driver",
-               "--pprof", v->file("pb.gz"), "--bolt", v->file("pa"),
-               "--autofdo", v->file("afdo"), "--profgen", v->file("profgen"),
-               "--llvm-sample", v->file("prof"), "--chrome-trace",
-               v->file("trace.json"), "--summary", v->file("summary.json"),
-               v->capture});
+  // Every export in one run, as a user writes them (default image: the
+  // main executable, the test program).
+  r = RunTool(
+      {testing::ToolPath("hwt-report"), "--pprof=" + v->file("pb.gz"),
+       "--bolt=" + v->file("pa"), "--autofdo=" + v->file("afdo"),
+       "--profgen=" + v->file("profgen"), "--llvm-sample=" + v->file("prof"),
+       "--chrome-trace=" + v->file("trace.json"), v->capture},
+      300);
   if (r.exit_code != 0) return r.err;
-  v->summary = nlohmann::json::parse(ReadText(v->file("summary.json")));
+  auto summary = ProfileSummary(v->capture, "");
+  if (!summary.ok()) return std::string(summary.status().message());
+  v->summary = std::move(*summary);
   r = RunTool({testing::ToolPath("hwt-report"), "--top", "1000000", "--format",
                "json", "--no-inline", "-q", v->capture});
   if (r.exit_code != 0) return r.err;
