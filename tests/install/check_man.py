@@ -14,8 +14,9 @@ import re
 import subprocess
 import sys
 
-# Pages a machine may lack: ours (not installed yet) and FreeBSD's hwt.
-KNOWN_ABSENT = {("hwt", "4"), ("hwt", "8")}
+# Pages a machine may lack: ours (not installed yet), FreeBSD's hwt, and
+# Slurm's sbatch (hwt-batch's page refers to it; slurm is a test package).
+KNOWN_ABSENT = {("hwt", "4"), ("hwt", "8"), ("sbatch", "1")}
 
 
 def fail(message):
@@ -40,17 +41,29 @@ def lint(pages):
         fail("mandoc -Tlint:\n" + "\n".join(problems))
 
 
-def help_options(tool_path):
-    """Every option name in the tool's --help (CLI11's layout)."""
-    result = subprocess.run([tool_path, "--help"], capture_output=True, text=True)
+def help_options(tool_path, subcommand=None):
+    """Every option name in the tool's --help (CLI11's layout), and in the
+    --help of each of its subcommands (hwt-batch run, merge, ...): a page
+    describes the options of all of them."""
+    command = [tool_path] + ([subcommand] if subcommand else []) + ["--help"]
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
-        fail(f"{tool_path} --help exited {result.returncode}")
+        fail(f"{' '.join(command)} exited {result.returncode}")
     names = set()
+    subcommands = []
+    in_subcommands = False
     for line in result.stdout.splitlines():
+        if not line.startswith(" "):
+            in_subcommands = line.startswith("Subcommands:")
+            continue
         match = re.match(r"^\s+(-\S+)", line)
         if match:
             spelled = re.sub(r"\{.*", "", match.group(1))
             names.update(name for name in spelled.split(",") if name)
+        elif in_subcommands and subcommand is None:
+            subcommands.append(line.split()[0])
+    for name in subcommands:
+        names |= help_options(tool_path, name)
     return names
 
 
