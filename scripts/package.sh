@@ -83,7 +83,7 @@ cmp -s "$work/demo.folded" "$work/truth.folded" || {
 run hwt-report --flame="$work/demo.svg" "$demo"
 grep -q '</svg>' "$work/demo.svg"
 run hwt-decode --stats "$demo" | tail -3
-for page in hwt-decode.1 hwt-report.1 hwt-emulate.1; do
+for page in hwt-decode.1 hwt-report.1 hwt-emulate.1 hwt-batch.1; do
   [ -f "/usr/share/man/man1/$page.gz" ] || {
     echo "package.sh: /usr/share/man/man1/$page.gz is not installed" >&2; exit 1; }
 done
