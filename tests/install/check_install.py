@@ -37,6 +37,7 @@ def check_layout(prefix, tools):
     expected = [f"bin/{tool}" for tool in tools]
     expected += [f"share/man/man1/{tool}.1" for tool in tools]
     expected += ["share/man/man5/hwt-bundle.5",
+                 "share/man/man5/hwt-profile.5",
                  "share/doc/hwt/README.md",
                  "share/doc/hwt/capture-format.md",
                  "share/doc/hwt/examples/demo.hwt",
@@ -89,23 +90,72 @@ def check_demo(prefix, work):
              f"{result.stderr}")
 
 
+def check_recorder(build_dir, prefix, work):
+    """The installed hwt-emulate finds its valgrind tool in PREFIX/libexec/hwt
+    (when the build made one) and records a program the report decodes."""
+    if not os.path.isdir(os.path.join(build_dir, "libexec/hwt")):
+        return  # built without valgrind's SDK: hwt-emulate records with ptrace
+    tools = os.listdir(os.path.join(prefix, "libexec/hwt"))
+    if not any(name.startswith("hwttrace-") for name in tools):
+        fail("libexec/hwt/ holds no hwttrace-* valgrind tool: " + ", ".join(tools))
+    env = {"PATH": os.path.join(prefix, "bin") + ":/usr/bin:/bin",
+           "HOME": work, "LC_ALL": "C"}
+    bundle = os.path.join(work, "true.hwt")
+    result = subprocess.run(["hwt-emulate", "--recorder", "valgrind", "-o", bundle,
+                             "--", "/bin/true"], cwd=work, env=env,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"installed hwt-emulate --recorder valgrind exited "
+             f"{result.returncode}:\n{result.stderr}")
+    result = subprocess.run(["hwt-report", "--top", "3", bundle], cwd=work,
+                            env=env, capture_output=True, text=True)
+    if result.returncode != 0 or "_start" not in result.stdout:
+        fail(f"installed hwt-report on the recording exited {result.returncode}:"
+             f"\n{result.stdout}{result.stderr}")
+
+
+def _subcommands(tool_path):
+    """The subcommands a tool's --help lists (hwt-batch's run, merge, ...)."""
+    result = subprocess.run([tool_path, "--help"], capture_output=True, text=True)
+    names, inside = [], False
+    for line in result.stdout.splitlines():
+        if not line.startswith(" "):
+            inside = line.startswith("Subcommands:")
+        elif inside:
+            names.append(line.split()[0])
+    return names
+
+
 def check_completion(prefix, tools, work):
-    """The installed bash completion offers each tool's --help options."""
+    """The installed bash completion offers each tool's --help options (and
+    for a tool with subcommands, the subcommands first, then each one's)."""
     for tool in tools:
         script = os.path.join(prefix, "share/bash-completion/completions", tool)
         if not os.path.isfile(script):
             fail(f"no bash completion for {tool}")
-        program = (f'source "{script}"; COMP_WORDS=({tool} --); COMP_CWORD=1; '
-                   f'_hwt_tool; printf "%s\\n" "${{COMPREPLY[@]}}"')
+        path = os.path.join(prefix, "bin", tool)
         env = {"PATH": os.path.join(prefix, "bin") + ":/usr/bin:/bin", "HOME": work}
-        result = subprocess.run(["bash", "-c", program], cwd=work, env=env,
-                                capture_output=True, text=True)
-        offered = set(result.stdout.split())
-        wanted = {o for o in help_options(os.path.join(prefix, "bin", tool))
-                  if o.startswith("--")}
-        if result.returncode != 0 or offered != wanted:
-            fail(f"bash completion of '{tool} --' offers {sorted(offered)}, "
-                 f"--help has {sorted(wanted)} ({result.stderr.strip()})")
+
+        def complete(words):
+            program = (f'source "{script}"; COMP_WORDS=({words}); '
+                       f'COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); '
+                       f'_hwt_tool; printf "%s\\n" "${{COMPREPLY[@]}}"')
+            result = subprocess.run(["bash", "-c", program], cwd=work, env=env,
+                                    capture_output=True, text=True)
+            return result.returncode, set(result.stdout.split()), result.stderr
+
+        subcommands = _subcommands(path)
+        cases = [(f"{sub} --", help_options(path, sub)) for sub in subcommands]
+        if subcommands:
+            cases.append(("''", set(subcommands)))
+        else:
+            cases.append(("--", help_options(path)))
+        for words, wanted in cases:
+            wanted = {w for w in wanted if not w.startswith("-") or w.startswith("--")}
+            code, offered, errors = complete(f"{tool} {words}")
+            if code != 0 or offered != wanted:
+                fail(f"bash completion of '{tool} {words}' offers {sorted(offered)}, "
+                     f"--help has {sorted(wanted)} ({errors.strip()})")
 
 
 def _open_zstd_tar(path, work):
@@ -129,6 +179,7 @@ def main():
                                             os.path.realpath(source_dir)])
         check_demo(prefix, work)
         check_completion(prefix, tools, work)
+        check_recorder(build_dir, prefix, work)
     finally:
         shutil.rmtree(work)
     print(f"check_install: {len(tools)} tools, man pages, docs and demo installed and working")
