@@ -22,6 +22,10 @@ NOT_BUILD_DEPENDS = {
     "bolt-19": "llvm-bolt, a consumer test",
     "autofdo": "create_llvm_prof, a consumer test",
     "nodejs": "pprof-format and speedscope's importer, consumer tests",
+    # What scripts/package.sh builds and checks the package with.
+    "debhelper": "named debhelper-compat (= 13) in Build-Depends",
+    "dpkg-dev": "implied for every Debian build",
+    "lintian": "checks the built package, after the build",
 }
 
 # setup.sh build packages that only the tests need (the default build
