@@ -15,8 +15,8 @@ import subprocess
 import sys
 
 # Pages a machine may lack: ours (not installed yet), FreeBSD's hwt, and
-# Slurm's sbatch (hwt-batch's page refers to it; slurm is a test package).
-KNOWN_ABSENT = {("hwt", "4"), ("hwt", "8"), ("sbatch", "1")}
+# the pages of Slurm's sbatch and of perf record (test packages).
+KNOWN_ABSENT = {("hwt", "4"), ("hwt", "8"), ("sbatch", "1"), ("perf-record", "1")}
 
 
 def fail(message):
