@@ -2,8 +2,11 @@
 #include "tools/tool_common.h"
 
 #include <cstdio>
+#include <string>
+#include <variant>
+#include <vector>
 
-#include "base/status_macros.h"
+#include "report/driver/input_options.h"
 
 namespace hwt::tools {
 
@@ -16,20 +19,16 @@ void AddInputFlags(CLI::App& app, InputFlags* flags) {
 }
 
 void AddInputOptions(CLI::App& app, InputFlags* flags) {
-  app.add_option("--backend", flags->backend,
-                 "backend of a raw trace file: pt, coresight, spe "
-                 "(detected when omitted)");
-  app.add_option("--cpu", flags->cpu,
-                 "CPU of a raw PT trace as FAMILY/MODEL[/STEPPING] (decimal, "
-                 "e.g. 6/85/4); overrides the capture's");
-  app.add_option("--image", flags->images,
-                 "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                 "non-PIE); raw memory FILE@ADDRESS; a page cache "
-                 "STEM.addr/STEM.dump (kAFL, libxdc); repeatable")
-      ->allow_extra_args(false);
-  app.add_option("--sysroot", flags->sysroot,
-                 "prefix for image paths recorded in the capture (like "
-                 "hwt(8) -R)");
+  const std::vector<report::OptionInfo>& infos = report::InputOptionInfos();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const std::string names(infos[i].names), help(infos[i].help);
+    const report::OptionTarget target = report::InputOptionTarget(*flags, i);
+    if (auto* list = std::get_if<std::vector<std::string>*>(&target)) {
+      app.add_option(names, **list, help)->allow_extra_args(false);
+    } else {
+      app.add_option(names, *std::get<std::string*>(target), help);
+    }
+  }
 }
 
 bool ParseCommandLine(CLI::App& app, int argc, char** argv, int* exit_code) {

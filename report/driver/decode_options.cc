@@ -2,6 +2,10 @@
 // group), the output and the decode options, in --help order.
 #include "report/driver/decode_options.h"
 
+#include <utility>
+
+#include "report/driver/input_options.h"
+
 namespace hwt::report {
 namespace {
 
@@ -38,31 +42,18 @@ OptionTable<DecodeFlags> BuildTable() {
   OptionTable<DecodeFlags> table;
   table.tool = {.name = "hwt-decode", .about = kAbout, .column_width = 30};
   table.groups = {{kModes, "what to list (default --stats)", true}};
-  table.rows = {
+  table.rows.push_back(
       {{.names = "INPUT",
         .kind = K::kPositional,
         .help = "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
                 "OpenCSD snapshot directory, or raw trace file",
         .required = true},
-       HWT_FIELD(input.input)},
-      {{.names = "--backend",
-        .help = "backend of a raw trace file: pt, coresight, spe "
-                "(detected when omitted)"},
-       HWT_FIELD(input.backend)},
-      {{.names = "--cpu",
-        .help = "CPU of a raw PT trace as FAMILY/MODEL[/STEPPING] (decimal, "
-                "e.g. 6/85/4); overrides the capture's"},
-       HWT_FIELD(input.cpu)},
-      {{.names = "--image",
-        .kind = K::kRepeated,
-        .help = "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                "non-PIE); raw memory FILE@ADDRESS; a page cache "
-                "STEM.addr/STEM.dump (kAFL, libxdc); repeatable"},
-       HWT_FIELD(input.images)},
-      {{.names = "--sysroot",
-        .help = "prefix for image paths recorded in the capture (like "
-                "hwt(8) -R)"},
-       HWT_FIELD(input.sysroot)},
+       HWT_FIELD(input.input)});
+  for (OptionRow<DecodeFlags>& row :
+       InputOptionRows<DecodeFlags, &DecodeFlags::input>()) {
+    table.rows.push_back(std::move(row));
+  }
+  std::vector<OptionRow<DecodeFlags>> rows = {
       Mode("--stats", "stats",
            "statistics per stream and in total: bytes, instructions, blocks, "
            "errors with offsets"),
@@ -108,6 +99,7 @@ OptionTable<DecodeFlags> BuildTable() {
                 "count)"},
        HWT_FIELD(fast)},
   };
+  for (OptionRow<DecodeFlags>& row : rows) table.rows.push_back(std::move(row));
   return table;
 }
 

@@ -3,6 +3,10 @@
 // texts are the tool's --help; the order is its order.
 #include "report/driver/report_options.h"
 
+#include <utility>
+
+#include "report/driver/input_options.h"
+
 namespace hwt::report {
 namespace {
 
@@ -38,32 +42,19 @@ constexpr char kAbout[] =
     "usage or unreadable input, 3 internal error or failure to write.";
 
 std::vector<OptionRow<ReportFlags>> InputRows() {
-  return {
+  std::vector<OptionRow<ReportFlags>> rows = {
       {{.names = "INPUT",
         .kind = K::kPositional,
         .help = "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
                 "OpenCSD snapshot directory, raw trace file, or saved profile "
                 "(.hwtprof); several are merged"},
        HWT_FIELD(inputs)},
-      {{.names = "--backend",
-        .help = "backend of a raw trace file: pt, coresight, spe "
-                "(detected when omitted)"},
-       HWT_FIELD(input.backend)},
-      {{.names = "--cpu",
-        .help = "CPU of a raw PT trace as FAMILY/MODEL[/STEPPING] (decimal, "
-                "e.g. 6/85/4); overrides the capture's"},
-       HWT_FIELD(input.cpu)},
-      {{.names = "--image",
-        .kind = K::kRepeated,
-        .help = "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                "non-PIE); raw memory FILE@ADDRESS; a page cache "
-                "STEM.addr/STEM.dump (kAFL, libxdc); repeatable"},
-       HWT_FIELD(input.images)},
-      {{.names = "--sysroot",
-        .help = "prefix for image paths recorded in the capture (like "
-                "hwt(8) -R)"},
-       HWT_FIELD(input.sysroot)},
   };
+  for (OptionRow<ReportFlags>& row :
+       InputOptionRows<ReportFlags, &ReportFlags::input>()) {
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 std::vector<OptionRow<ReportFlags>> OutputRows() {
