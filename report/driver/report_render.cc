@@ -121,12 +121,17 @@ std::string Subtitle(const RenderState& s) {
   return subtitle;
 }
 
-// No output asked for: the flame graph.
-bool NoOutputGiven(const ReportFlags& options) {
-  return options.flame.empty() && options.folded.empty() &&
-         options.speedscope.empty() && options.html.empty() &&
-         options.callgraph.empty() && options.top == 0 && !options.hot &&
-         options.annotate.empty() && !options.exports.any();
+// No output asked for: the flame graph. The outputs are the table's rows
+// that request one (--save and --diff choose other paths).
+bool NoOutputGiven(const ReportFlags& given) {
+  ReportFlags flags = given;
+  return SetOptions(ReportOptionTable(), flags,
+                    [](const OptionInfo& info) {
+                      return info.requests != OutputKind::kNone &&
+                             info.requests != OutputKind::kSave &&
+                             info.requests != OutputKind::kDiff;
+                    })
+      .empty();
 }
 
 void AddFlame(RenderState& s) {
