@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "base/status_macros.h"
-#include "tools/version.h"
 #include "report/driver/input_options.h"
+#include "tools/version.h"
 
 namespace hwt::tools {
 
