@@ -200,6 +200,31 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
 // The shard contract a scheduler relies on: shards 0/2 and 1/2 into one
 // OUTDIR, then --merge-only, give the unsharded run's merged profile byte
 // for byte and its rows (apart from timings).
+// --group-by on a manifest label: one merged profile per value, each the
+// merge of exactly the captures carrying it (their summed folded stacks).
+TEST_F(HwtBatchTest, GroupByLabelMergesEachValue) {
+  const std::map<std::string, std::string> suite = {
+      {"x/counted.hwt", "a"}, {"y/counted.hwt", "b"}, {"demo.hwt", "a"}};
+  for (const auto& [capture, value] : suite) {
+    const fs::path manifest = caps_ / capture / "manifest.json";
+    auto json = nlohmann::json::parse(Read(manifest));
+    json["version"] = "1.1";
+    json["labels"] = {{"suite", value}};
+    ASSERT_TRUE(WriteFileAtomically(manifest, json.dump(2)).ok());
+  }
+  fs::remove_all(caps_ / "broken.hwt");
+  const fs::path out = dir_ / "out";
+  auto run = Tool("hwt-batch",
+                  {"run", "-q", "-o", out, "--group-by", "suite", caps_});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Folded({FoldedOf(out / "groups/a.hwtprof")}),
+            Folded({FoldedOf(out / "profiles/x/counted.hwtprof"),
+                    FoldedOf(out / "profiles/demo.hwtprof")}));
+  EXPECT_EQ(Folded({FoldedOf(out / "groups/b.hwtprof")}),
+            Folded({FoldedOf(out / "profiles/y/counted.hwtprof")}));
+  EXPECT_FALSE(fs::exists(out / "groups/none.hwtprof"));
+}
+
 TEST_F(HwtBatchTest, ShardsThenMergeOnlyEqualOneRun) {
   const fs::path whole = dir_ / "whole", sharded = dir_ / "sharded";
   EXPECT_EQ(Tool("hwt-batch", {"run", "-q", "-o", whole, caps_}).exit_code, 1);

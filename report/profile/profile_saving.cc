@@ -224,6 +224,7 @@ analysis::CaptureSource CaptureSourceOf(
   s.pid = m.pid;
   s.command = m.command;
   s.hostname = m.hostname;
+  s.labels = m.labels;
   s.os = m.os;
   s.created = m.created;
   s.recorder = m.recorder;
