@@ -341,6 +341,22 @@ void FastWalker::EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
   event.time = time;
 }
 
+void FastWalker::TakeEnable(uint64_t ip) {
+  enabled_ = true;
+  block_ = cache_->At(ip, isa_);
+  const uint64_t time = Now();
+  query_time_ = time;
+  if (records_ == nullptr) return;
+  // libipt: resumed where the flow stood when tracing stopped.
+  EmitEvent(EventKind::kEnabled, ip, resume_ip_ == ip ? kPtResumed : 0, 0,
+            time);
+  if (pending_exec_) {
+    EmitEvent(EventKind::kExecMode, ip, 0, 0, time);
+    records_->back().event.isa = *pending_exec_;
+    pending_exec_.reset();
+  }
+}
+
 std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
                                          const PsbState& psb, uint64_t end,
                                          const PsbState* next) {
@@ -400,22 +416,7 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         break;
       case ppt_tip_pge:
         ok = !enabled_ && last_ip_.Update(packet.payload.ip, &ip);
-        if (ok) {
-          enabled_ = true;
-          block_ = cache_->At(ip, isa_);
-          const uint64_t time = Now();
-          query_time_ = time;
-          if (records_ != nullptr) {
-            // libipt: resumed where the flow stood when tracing stopped.
-            EmitEvent(EventKind::kEnabled, ip,
-                      resume_ip_ == ip ? kPtResumed : 0, 0, time);
-            if (pending_exec_) {
-              EmitEvent(EventKind::kExecMode, ip, 0, 0, time);
-              records_->back().event.isa = *pending_exec_;
-              pending_exec_.reset();
-            }
-          }
-        }
+        if (ok) TakeEnable(ip);
         break;
       case ppt_tip_pgd:
         // Only a disable without an IP (leaving the traced privilege level)

@@ -112,6 +112,8 @@ class FastWalker {
   bool TakeTnt(uint64_t bits, int count);
   bool TakeTip(uint64_t ip);
   bool TakeDisable();
+  // TIP.PGE: tracing starts at `ip`.
+  void TakeEnable(uint64_t ip);
   // Walks from the end of a segment at `end` to the flow position of the
   // next PSB; false when the walker cannot go on there.
   bool EnterNext(const PsbState& next, uint64_t end);
