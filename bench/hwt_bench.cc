@@ -315,6 +315,30 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     }
     if (j == jobs) break;
   }
+  // The same with the libipt engine (hwt-report --decoder libipt): the fast
+  // engine's reference, which must give the same folded stacks.
+  analysis::CaptureProfileOptions options;
+  options.jobs = 1;
+  options.hot_paths = false;
+  options.engine = DecoderEngine::kLibipt;
+  std::string folded;
+  const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+    auto result = ProfileFolded(*input.capture, *input.timeline,
+                                *input.resolver, input.namer, options);
+    if (!result.ok()) {
+      Fail(std::string(result.status().message()));
+      return std::nullopt;
+    }
+    folded = std::move(result->folded);
+    return result->instructions;
+  });
+  if (!m) return;
+  PrintRow("report --folded, jobs 1, --decoder libipt", *m, bytes,
+           baseline->wall);
+  if (folded != folded_jobs1) {
+    Fail(absl::StrFormat("%s: folded stacks of the libipt engine differ",
+                         input.name));
+  }
 }
 
 void RunSynthetic(const Settings& settings, double mib) {

@@ -10,10 +10,12 @@
 // instruction that is not a branch, depending on what its block cache (shared
 // by all decoders of a run) holds at the time; the next block then starts at
 // that instruction's successor with nothing in between. Such a block is held
-// and joined with the next one when that one continues it (same region, mode,
-// time and speculation state), so that every block ends at a branch, an
-// event, a gap or a region boundary, whatever the cache held. The sequential
-// and the parallel decoder both produce these blocks.
+// and joined with the next one when that one continues it (same region, mode
+// and speculation state), so that every block ends at a branch, an event, a
+// gap or a region boundary, whatever the cache held. The joined block has
+// the time of its last part: the time libipt gives a block that ends at that
+// branch when its cache does not split it (the time of the query there). The
+// sequential and the parallel decoder both produce these blocks.
 #ifndef HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 #define HWT_DECODERS_PT_PT_EVENT_OUTPUT_H_
 
@@ -86,10 +88,10 @@ class EventOutput {
   bool Join(const Event& block) {
     Event& held = held_block_;
     if (block.ip != held.next_ip || block.region != held.region ||
-        block.isa != held.isa || block.code != held.code ||
-        block.time != held.time) {
+        block.isa != held.isa || block.code != held.code) {
       return false;
     }
+    held.time = block.time;
     held.ninsn += block.ninsn;
     held.last_ip = block.last_ip;
     held.next_ip = block.next_ip;

@@ -41,20 +41,32 @@ class HandOverSink : public EventSink {
         accept_(std::move(accept)),
         stopped_at_(psbs.size()) {}
 
+  // A replay: drops the events before the status event of PSB `index` for
+  // which `at` holds (the flow where the walker left it).
+  void DropUntil(size_t index, AcceptFn at) {
+    open_at_ = index;
+    opens_ = std::move(at);
+  }
+  // Whether the replay reached its start (always without DropUntil).
+  bool open() const { return !opens_; }
+
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override {
     for (size_t i = 0; i < events.size(); ++i) {
       if (stopped_at_ != psbs_.size()) return;
       const Event& event = events[i];
+      if (opens_) {
+        if (!IsStatus(event) || IndexOf(event) != open_at_ ||
+            !opens_(open_at_, event.ip, event.offset - base_)) {
+          continue;
+        }
+        opens_ = nullptr;
+      }
       destination_->OnEvents(stream, events.subspan(i, 1));
-      if (min_psb_ >= psbs_.size() || event.kind != EventKind::kExecMode ||
-          !(event.code & kPtStatusUpdate) ||
+      if (min_psb_ >= psbs_.size() || !IsStatus(event) ||
           event.offset < base_ + psbs_[min_psb_]) {
         continue;
       }
-      // The PSB whose PSB+ libipt was reading.
-      const size_t index =
-          std::upper_bound(psbs_.begin(), psbs_.end(), event.offset - base_) -
-          psbs_.begin() - 1;
+      const size_t index = IndexOf(event);
       if (accept_(index, event.ip, event.offset - base_)) {
         stopped_at_ = index;
         decoder_->RequestStop();
@@ -65,6 +77,17 @@ class HandOverSink : public EventSink {
   size_t stopped_at() const { return stopped_at_; }
 
  private:
+  static bool IsStatus(const Event& event) {
+    return event.kind == EventKind::kExecMode &&
+           (event.code & kPtStatusUpdate) != 0;
+  }
+  // The PSB whose PSB+ libipt was reading.
+  size_t IndexOf(const Event& event) const {
+    if (event.offset < base_) return psbs_.size();
+    return std::upper_bound(psbs_.begin(), psbs_.end(), event.offset - base_) -
+           psbs_.begin() - 1;
+  }
+
   EventSink* destination_;
   PtSegmentDecoder* decoder_;
   const std::vector<uint64_t>& psbs_;
@@ -72,6 +95,8 @@ class HandOverSink : public EventSink {
   size_t min_psb_;
   AcceptFn accept_;
   size_t stopped_at_;
+  size_t open_at_ = 0;
+  AcceptFn opens_;
 };
 
 }  // namespace
@@ -99,6 +124,7 @@ PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index,
     output_ =
         std::make_unique<EventOutput>(sink_, stream_, run.options.batch_size);
     walker_.set_records(&records_);
+    walker_.set_clock(&clock_);
   }
 }
 
@@ -133,7 +159,12 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
     records_.clear();
     // libipt reports timing and context as events; without a FUP the PSB+
     // binds its status to nothing the walker can place.
-    if (here.timing || here.context || !here.enabled || !here.has_isa) {
+    if (here.context || !here.enabled || !here.has_isa ||
+        (clock_broken_ && (here.timing || clock_.touched()))) {
+      return std::nullopt;
+    }
+    if (!continuing && !AdvanceClockTo(i)) {
+      clock_broken_ = true;
       return std::nullopt;
     }
     if (continuing) {
@@ -143,7 +174,9 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
       status.event.kind = EventKind::kExecMode;
       status.event.isa = here.isa;
       status.event.ip = here.ip;
-      status.event.code = kPtStatusUpdate;
+      status.event.time = clock_.Now();
+      status.event.code =
+          kPtStatusUpdate | (status.event.time != 0 ? kPtHasTsc : 0);
       status.event.offset = here.end;
     }
   }
@@ -158,11 +191,15 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
   }
   if (!continuing) walker_.Restart(here);
   const PsbState* next = i + 1 < n ? &StateOf(i + 1) : nullptr;
+  const PtClock clock = clock_;  // after the PSB+ of psbs_[i]
   const std::optional<uint64_t> count =
       walker_.Walk(packets_.get(), here, end, next);
   if (count) {
     ++fast_stats_.fast_segments;
     fast_stats_.fast_bytes += end - psbs_[i];
+    if (next != nullptr) clock_psb_ = i + 1;
+  } else if (events) {
+    clock_ = clock;
   }
   return count;
 }
@@ -193,37 +230,127 @@ void PtFastCounter::Deliver(bool chunk_end) {
   records_.clear();
 }
 
+bool PtFastCounter::ReadAheadOnly(uint64_t from, uint64_t to) {
+  if (to == from) return true;
+  if (to < from || !packets_) return false;
+  pt_packet_decoder* decoder = packets_.get();
+  if (pt_pkt_sync_set(decoder, from) < 0) return false;
+  for (uint64_t offset = from; offset < to;) {
+    pt_packet packet;
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return false;
+    pt_pkt_get_offset(decoder, &offset);
+    switch (packet.type) {
+      case ppt_pad:
+      case ppt_tsc:
+      case ppt_tma:
+      case ppt_mtc:
+      case ppt_cyc:
+        break;
+      default:
+        return false;
+    }
+    if (offset == to) return true;
+  }
+  return false;
+}
+
+bool PtFastCounter::AdvanceClockTo(size_t index) {
+  if (clock_psb_ == index) return true;
+  if (clock_psb_ != kClockFresh && clock_psb_ > index) return false;
+  const PsbState& target = StateOf(index);
+  if (!target.usable) return false;
+  uint64_t offset = 0;
+  if (clock_psb_ == kClockFresh) {
+    offset = psbs_[0];
+  } else {
+    const PsbState& from = StateOf(clock_psb_);
+    if (!from.usable) return false;
+    offset = from.end;
+  }
+  // The packets as libipt's query decoder reads them, PSB+ included.
+  pt_packet_decoder* decoder = packets_.get();
+  if (pt_pkt_sync_set(decoder, offset) < 0) return false;
+  bool header = false;
+  const pt_config& config = run_.config;
+  while (offset < target.end) {
+    pt_packet packet;
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return false;
+    pt_pkt_get_offset(decoder, &offset);
+    switch (packet.type) {
+      case ppt_psb:
+        clock_.Psb(config);
+        header = true;
+        break;
+      case ppt_psbend:
+        header = false;
+        break;
+      case ppt_ovf:
+        clock_.Overflow();
+        break;
+      default:
+        if (!clock_.Apply(packet, header, config)) return false;
+        break;
+    }
+  }
+  if (offset != target.end) return false;
+  clock_psb_ = index;
+  return true;
+}
+
 size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
                                        uint64_t file_offset, size_t first,
-                                       StreamStats* stats) {
+                                       bool replay, StreamStats* stats) {
   NullEventSink discard;
   if (output_) output_->Drain();
+  // A replay decodes the chunk up to psbs[first] once more: within a budget
+  // of the chunk's size, after which libipt decodes the rest.
+  bool hand_over_allowed = true;
+  if (replay) {
+    const uint64_t cost = psbs_[first] - psbs_[0];
+    hand_over_allowed = cost <= replay_budget_;
+    replay_budget_ -= std::min(cost, replay_budget_);
+  }
   SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
                        stats);
   // The fast path takes over only where it can walk the next segment: a
   // segment it gives up on is decoded by this run as a sequential decode
   // would, rather than by a new run starting at its PSB.
-  HandOverSink hand_over(&output, libipt_.get(), psbs_, file_offset, first + 1,
-                         [this](size_t index, uint64_t ip, uint64_t offset) {
-                           // libipt must stand right after the PSB+: it may
-                           // also have carried TNT bits from before the PSB
-                           // past it and used the packets after it (the CPU
-                           // flushes TNT before a PSB; a broken trace need
-                           // not).
-                           const PsbState& state = StateOf(index);
-                           if (!state.usable || !state.enabled ||
-                               state.ip != ip || offset != state.end) {
-                             return false;
-                           }
-                           handed_over_count_ =
-                               TryWalk(index, /*continuing=*/false);
-                           return handed_over_count_.has_value();
-                         });
+  HandOverSink hand_over(
+      &output, libipt_.get(), psbs_, file_offset, first + 1,
+      [this, hand_over_allowed, stats](size_t index, uint64_t ip,
+                                       uint64_t offset) {
+        // libipt must stand right after the PSB+ (or
+        // have read only timing packets after it): it
+        // may also have carried TNT bits from before the
+        // PSB past it and used the packets after it (the
+        // CPU flushes TNT before a PSB; a broken trace
+        // need not).
+        const PsbState& state = StateOf(index);
+        if (!hand_over_allowed || !state.usable || !state.enabled ||
+            state.ip != ip || !ReadAheadOnly(state.end, offset)) {
+          return false;
+        }
+        // After a decode error libipt starts its clock
+        // over where it synchronises again.
+        if (stats->errors != chunk_errors_ &&
+            (clock_.touched() || state.timing)) {
+          return false;
+        }
+        handed_over_count_ = TryWalk(index, /*continuing=*/false);
+        return handed_over_count_.has_value();
+      });
+  if (replay) {
+    hand_over.DropUntil(first, [this](size_t index, uint64_t ip,
+                                      uint64_t offset) {
+      const PsbState& state = StateOf(index);
+      return state.usable && state.ip == ip && ReadAheadOnly(state.end, offset);
+    });
+  }
   PtDecodeJob job;
   job.data = data;
   job.size = size;
   job.base = file_offset;
-  job.start = psbs_[first];
+  job.start = psbs_[replay ? 0 : first];
   if (sink_ != nullptr && first == 0) {
     // The chunk's start is libipt's: lost data, the first sync.
     job.start = 0;
@@ -234,6 +361,13 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
   libipt_->set_prompt_from(0);
   libipt_->Decode(job, &hand_over, stream_, 1);
   output.Finish();
+  if (!hand_over.open()) {
+    // The replay never came to where the walker left the flow (libipt's
+    // flow differs from the walker's there): libipt from the PSB on, with
+    // a clock that starts over.
+    clock_broken_ = true;
+    return DecodeWithLibipt(data, size, file_offset, first, false, stats);
+  }
   return hand_over.stopped_at();
 }
 
@@ -254,6 +388,11 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
 
   chunk_size_ = size;
   chunk_base_ = file_offset;
+  clock_.Reset();
+  clock_psb_ = kClockFresh;
+  clock_broken_ = false;
+  replay_budget_ = size;
+  chunk_errors_ = stats->errors;
   data_lost_before_ = data_lost_before;
   // What comes before the first PSB (all of it without one) is libipt's:
   // the lost-data gap and the bytes before the first sync point. In event
@@ -292,8 +431,13 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
       ++i;
       continue;
     }
+    // In a chunk with timing, libipt's clock at psbs_[i] is that of a run
+    // from the chunk's first PSB: a replay.
+    const bool replay = sink_ != nullptr && walking && i > 0 &&
+                        clock_.touched() && !clock_broken_;
     walking = false;
-    const size_t resume = DecodeWithLibipt(data, size, file_offset, i, stats);
+    const size_t resume =
+        DecodeWithLibipt(data, size, file_offset, i, replay, stats);
     fast_stats_.libipt_segments += resume - i;
     if (resume < n) {
       // The walker took segment `resume` over (its trial walk).

@@ -46,8 +46,17 @@ class EventOutput;
 // sequential decoder: the walker's blocks and events for the segments it
 // takes, libipt's for the rest. The chunk's start (the bytes before the
 // first PSB and the first sync) is always libipt's, and in event mode the
-// walker also gives up on segments with timing or PIP/VMCS packets, which
-// libipt reports as events with times (pt_fast_walker.h). Event offsets on
+// walker also gives up on segments with PIP/VMCS packets, which libipt
+// reports as events (pt_fast_walker.h).
+//
+// Timing (event mode): blocks and events carry libipt's times. The walker
+// keeps a clock as libipt's sequential decoder would have it (PtClock, from
+// the chunk's first PSB on). A libipt run started afresh at a later PSB
+// would not have that clock (its calibration starts over), so in a chunk
+// with timing a segment the walker gives up on is decoded by a libipt run
+// from the chunk's first PSB whose events are dropped up to that segment (a
+// replay). Replays may cost at most as many bytes as the chunk holds; after
+// that libipt decodes the rest of the chunk. Event offsets on
 // the walker's segments are those of the packet being followed; they fall
 // in the same span between address-space changes as libipt's (segments
 // with a change are libipt's), which is all the analysis reads from them.
@@ -69,9 +78,17 @@ class PtFastCounter {
   // Decodes with libipt from the PSB psbs[first] until the flow reaches the
   // FUP of a later PSB whose segment the walker takes; returns the index of
   // that PSB (psbs.size() when libipt went to the end of the chunk).
+  // `replay`: the run starts at the chunk's first PSB and delivers from
+  // psbs[first] on (the flow there, as the walker left it).
   size_t DecodeWithLibipt(const uint8_t* data, size_t size,
-                          uint64_t file_offset, size_t first,
+                          uint64_t file_offset, size_t first, bool replay,
                           StreamStats* stats);
+  // Whether libipt, standing at `to` after the PSB+ that ends at `from`,
+  // only read ahead there: timing packets (and padding), which its queries
+  // have not used yet (the walker reads them again).
+  bool ReadAheadOnly(uint64_t from, uint64_t to);
+  // Moves the clock to where libipt stands after the PSB+ of psbs[index].
+  bool AdvanceClockTo(size_t index);
   // Whether the address space changes at a position in (from, to]: the
   // segment is left to libipt, which applies changes as it reads.
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
@@ -110,6 +127,14 @@ class PtFastCounter {
   EventSink* sink_ = nullptr;
   uint32_t stream_ = 0;
   std::unique_ptr<EventOutput> output_;
+  // The clock (event mode) and where it stands: after the PSB+ of
+  // psbs_[clock_psb_] (kClockFresh: before the first PSB).
+  static constexpr size_t kClockFresh = static_cast<size_t>(-1);
+  PtClock clock_;
+  size_t clock_psb_ = kClockFresh;
+  bool clock_broken_ = false;   // unknown for the rest of the chunk
+  uint64_t replay_budget_ = 0;  // bytes replays may still decode
+  uint64_t chunk_errors_ = 0;   // stats->errors when the chunk started
   std::vector<FastWalker::Record> records_;
   uint64_t fast_blocks_ = 0;  // blocks delivered from the walker
 };

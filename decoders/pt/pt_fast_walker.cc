@@ -61,6 +61,7 @@ bool LastIp::Update(const pt_packet_ip& packet, uint64_t* ip) {
 
 void FastWalker::Configure(const pt_config& config) {
   follow_disables_ = config.addr_filter.config.addr_cfg == 0;
+  config_ = config;
   skd022_ = config.errata.skd022;
 }
 
@@ -104,12 +105,45 @@ PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
         break;
       case ppt_cbr:
         state.cbr = packet.payload.cbr.ratio;
+        state.timing_packets.push_back(packet);
         break;
+      case ppt_mnt:
+        return state;  // libipt reports it as an event
       default:
         if (!IsFlowNeutral(packet.type)) return state;
         state.timing = true;
+        state.timing_packets.push_back(packet);
         break;
     }
+  }
+}
+
+bool FastWalker::ClockThroughPsb(const PsbState& psb) {
+  if (clock_ == nullptr) return !psb.timing;
+  clock_->Psb(config_);
+  for (const pt_packet& packet : psb.timing_packets) {
+    if (!clock_->Apply(packet, /*header=*/true, config_)) return false;
+  }
+  // libipt reads the PSB+'s status events at the PSBEND: what follows, up
+  // to the next query, has their time.
+  if (psb.has_isa || psb.cbr) {
+    FetchEvent(clock_->Now());
+  } else {
+    query_time_ = clock_->Now();
+  }
+  return true;
+}
+
+bool FastWalker::TakeTiming(const pt_packet& packet) {
+  switch (packet.type) {
+    case ppt_tsc:
+    case ppt_tma:
+    case ppt_mtc:
+    case ppt_cyc:
+      return clock_ != nullptr && clock_->Apply(packet, false, config_);
+    default:
+      // A CBR outside PSB+ is an event of its own in libipt; MNT too.
+      return false;
   }
 }
 
@@ -120,6 +154,9 @@ void FastWalker::Restart(const PsbState& psb) {
   if (psb.has_isa) isa_ = psb.isa;
   cache_->Revalidate();
   block_ = enabled_ ? cache_->At(psb.ip, isa_) : nullptr;
+  // libipt stands after the PSB+'s status events (the caller has set the
+  // clock there).
+  query_time_ = Now();
 }
 
 FastBlock* FastWalker::Settle() {
@@ -145,6 +182,9 @@ bool FastWalker::TakeTnt(uint64_t bits, int count) {
     const int taken = static_cast<int>((bits >> i) & 1);
     FastBlock* block = Settle();
     if (block == nullptr) return false;
+    // libipt fetches the packet for its first bit, after the blocks that
+    // need no trace.
+    if (i == count - 1) query_time_ = tnt_time_;
     if (block->end == FastBlockEnd::kCondJump) {
       count_ += block->ninsn;
       if (records_ != nullptr) {
@@ -155,13 +195,17 @@ bool FastWalker::TakeTnt(uint64_t bits, int count) {
                       ? BranchKind::kCondTaken
                       : BranchKind::kCondNotTaken,
                   /*cond=*/true);
+        if (i == 0) MarkTrailing();
       }
       block_ = cache_->Next(block, taken, isa_);
     } else if (block->end == FastBlockEnd::kReturn) {
       // A compressed return: taken, to the last pushed return address.
       if (!taken || return_size_ == 0) return false;
       count_ += block->ninsn;
-      if (records_ != nullptr) EmitBlock(block, BranchKind::kReturn);
+      if (records_ != nullptr) {
+        EmitBlock(block, BranchKind::kReturn);
+        if (i == 0) MarkTrailing();
+      }
       --return_size_;
       block_ = cache_->At(
           returns_[(return_head_ + return_size_) % kReturnDepth], isa_);
@@ -175,6 +219,7 @@ bool FastWalker::TakeTnt(uint64_t bits, int count) {
 bool FastWalker::TakeTip(uint64_t ip) {
   FastBlock* block = Settle();
   if (block == nullptr) return false;
+  query_time_ = Now();
   switch (block->end) {
     case FastBlockEnd::kCallIndirect:
       Push(block->fall);
@@ -183,7 +228,10 @@ bool FastWalker::TakeTip(uint64_t ip) {
     case FastBlockEnd::kReturn:  // not compressed: nothing is popped
     case FastBlockEnd::kFar:
       count_ += block->ninsn;
-      if (records_ != nullptr) EmitBlock(block, block->branch);
+      if (records_ != nullptr) {
+        EmitBlock(block, block->branch);
+        MarkTrailing();
+      }
       block_ = cache_->At(ip, isa_);
       return true;
     default:
@@ -194,6 +242,9 @@ bool FastWalker::TakeTip(uint64_t ip) {
 bool FastWalker::TakeDisable() {
   // TIP.PGD without a FUP: tracing stops at the next branch that needs an
   // IP (a syscall leaving user space, a branch out of the filter ranges).
+  // libipt fetches the disable (an event) before it goes on.
+  const uint64_t time = Now();
+  FetchEvent(time);
   FastBlock* block = Settle();
   if (block == nullptr) return false;
   switch (block->end) {
@@ -206,7 +257,7 @@ bool FastWalker::TakeDisable() {
       count_ += block->ninsn;
       if (records_ != nullptr) {
         EmitBlock(block, block->branch);
-        EmitEvent(EventKind::kDisabled, 0, kPtIpSuppressed);
+        EmitEvent(EventKind::kDisabled, 0, kPtIpSuppressed, 0, time);
         resume_ip_ = block->fall;
       }
       enabled_ = false;
@@ -266,6 +317,7 @@ void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch,
   event.next_ip = block->fall;
   event.offset = packet_offset_;
   event.region = block->region;
+  event.time = query_time_;
 }
 
 void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
@@ -278,14 +330,31 @@ void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
 }
 
 void FastWalker::EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
-                           uint64_t next_ip) {
+                           uint64_t next_ip, uint64_t time) {
   Record& record = records_->emplace_back();
   Event& event = record.event;
   event.kind = kind;
   event.ip = ip;
-  event.code = code;
+  event.code = code | (time != 0 ? kPtHasTsc : 0);
   event.next_ip = next_ip;
   event.offset = packet_offset_;
+  event.time = time;
+}
+
+void FastWalker::TakeEnable(uint64_t ip) {
+  enabled_ = true;
+  block_ = cache_->At(ip, isa_);
+  const uint64_t time = Now();
+  query_time_ = time;
+  if (records_ == nullptr) return;
+  // libipt: resumed where the flow stood when tracing stopped.
+  EmitEvent(EventKind::kEnabled, ip, resume_ip_ == ip ? kPtResumed : 0, 0,
+            time);
+  if (pending_exec_) {
+    EmitEvent(EventKind::kExecMode, ip, 0, 0, time);
+    records_->back().event.isa = *pending_exec_;
+    pending_exec_.reset();
+  }
 }
 
 std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
@@ -293,6 +362,7 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
                                          const PsbState* next) {
   count_ = 0;
   failed_ = false;
+  trailing_ = kNoBlock;
   pending_exec_.reset();
   resume_ip_.reset();
   last_ip_.last = psb.enabled ? psb.ip : 0;
@@ -315,6 +385,8 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
     switch (packet.type) {
       case ppt_tnt_8:
       case ppt_tnt_64:
+        tnt_time_ = Now();
+        trailing_ = kNoBlock;
         ok = enabled_ &&
              TakeTnt(packet.payload.tnt.payload, packet.payload.tnt.bit_size);
         break;
@@ -324,13 +396,17 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         // or TIP.PGD that follows says what came next.
         ok = enabled_ && !fup && last_ip_.Update(packet.payload.ip, &fup_ip);
         fup = true;
+        fup_time_ = Now();
         break;
       case ppt_tip:
+        if (!fup) trailing_ = kNoBlock;
         ok = enabled_ && last_ip_.Update(packet.payload.ip, &ip);
         if (ok && fup) {
+          // libipt fetches the event (at the TIP) before it walks to it.
+          FetchEvent(Now());
           ok = WalkToAsync(fup_ip);
           if (records_ != nullptr) {
-            EmitEvent(EventKind::kException, fup_ip, 0, ip);
+            EmitEvent(EventKind::kException, fup_ip, 0, ip, fup_time_);
           }
           block_ = cache_->At(ip, isa_);
           fup = false;
@@ -340,20 +416,7 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         break;
       case ppt_tip_pge:
         ok = !enabled_ && last_ip_.Update(packet.payload.ip, &ip);
-        if (ok) {
-          enabled_ = true;
-          block_ = cache_->At(ip, isa_);
-          if (records_ != nullptr) {
-            // libipt: resumed where the flow stood when tracing stopped.
-            EmitEvent(EventKind::kEnabled, ip,
-                      resume_ip_ == ip ? kPtResumed : 0);
-            if (pending_exec_) {
-              EmitEvent(EventKind::kExecMode, ip, 0);
-              records_->back().event.isa = *pending_exec_;
-              pending_exec_.reset();
-            }
-          }
-        }
+        if (ok) TakeEnable(ip);
         break;
       case ppt_tip_pgd:
         // Only a disable without an IP (leaving the traced privilege level)
@@ -365,10 +428,12 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
           // VMLAUNCH/VMRESUME, which libipt makes a synchronous disable.
           if (skd022_ && cache_->IsVmEntry(fup_ip)) return std::nullopt;
           // Asynchronous: tracing stopped at the FUP's instruction.
+          FetchEvent(Now());
           ok = WalkToAsync(fup_ip);
           if (records_ != nullptr) {
             EmitEvent(EventKind::kDisabled, fup_ip,
-                      kPtIpSuppressed | kPtAsync | kDisabledInterrupted);
+                      kPtIpSuppressed | kPtAsync | kDisabledInterrupted, 0,
+                      fup_time_);
             resume_ip_ = fup_ip;
           }
           enabled_ = false;
@@ -390,10 +455,14 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         }
         break;
       default:
-        // OVF, PIP, TSX, PTW, power events, PSB, ... are libipt's, and in
-        // event mode timing packets too (libipt reports CBR and time).
-        ok = packet.type == ppt_pad ||
-             (records_ == nullptr && IsFlowNeutral(packet.type));
+        // OVF, PIP, TSX, PTW, power events, PSB, ... are libipt's; in event
+        // mode timing packets move the clock.
+        if (packet.type == ppt_pad) break;
+        if (!IsFlowNeutral(packet.type)) {
+          ok = false;
+        } else if (records_ != nullptr) {
+          ok = TakeTiming(packet);
+        }
         break;
     }
     // A FUP binds to the TIP or TIP.PGD right after it (timing packets may
@@ -422,11 +491,12 @@ bool FastWalker::EnterNext(const PsbState& next, uint64_t end) {
   // that follows (its resumed flag depends on the trace before the PSB,
   // pt_seam.h): in event mode the walker hands over only where tracing is on.
   if (records_ != nullptr && !next.enabled) return false;
+  if (records_ != nullptr && !ClockThroughPsb(next)) return false;
   if (records_ != nullptr && next.cbr) {
     // libipt reports the PSB+'s status when it reads the PSB, after the
     // block that took the last packet before it (pt_seam.h).
     packet_offset_ = end;
-    EmitEvent(EventKind::kCoreBusRatio, 0, kPtStatusUpdate);
+    EmitEvent(EventKind::kCoreBusRatio, 0, kPtStatusUpdate, 0, Now());
     records_->back().event.value = *next.cbr;
   }
   if (enabled_) {

@@ -26,6 +26,7 @@
 
 #include "decoders/event.h"
 #include "decoders/pt/pt_block_cache.h"
+#include "decoders/pt/pt_packet_time.h"
 
 namespace hwt::pt {
 
@@ -37,10 +38,12 @@ struct PsbState {
   Isa isa = Isa::kX86_64;
   bool has_isa = false;  // it has a MODE.Exec
   uint64_t end = 0;      // offset after the PSBEND (chunk-relative)
-  // It has timing packets (TSC, TMA, CBR, MTC, CYC) or PIP/VMCS: libipt
-  // reports them as events, which the walker's event mode does not make.
+  // It has timing packets (TSC, TMA, CBR, MTC, CYC), in `timing_packets`
+  // (in order), or PIP/VMCS (libipt reports those as events, which the
+  // walker's event mode does not make).
   bool timing = false;
   bool context = false;
+  std::vector<pt_packet> timing_packets;
   // Its CBR (core:bus ratio), which libipt reports as a status event after
   // the last block before the PSB.
   std::optional<uint8_t> cbr;
@@ -68,6 +71,13 @@ class FastWalker {
   // offsets, and gives up on what it cannot report as libipt does (timing
   // packets, blocks that run into another region).
   void set_records(std::vector<Record>* records) { records_ = records; }
+  // Event mode with timing: the walker keeps `clock` (libipt's time, which
+  // the caller sets up where a walk starts) as it reads packets, and gives
+  // its blocks and events libipt's times. Without a clock it gives up on
+  // timing packets in event mode.
+  void set_clock(PtClock* clock) { clock_ = clock; }
+  // Applies the PSB+ `psb` to the clock (a walk into it or from it on).
+  bool ClockThroughPsb(const PsbState& psb);
 
   // Whether tracing is on where the last Walk() ended.
   bool enabled() const { return enabled_; }
@@ -102,6 +112,8 @@ class FastWalker {
   bool TakeTnt(uint64_t bits, int count);
   bool TakeTip(uint64_t ip);
   bool TakeDisable();
+  // TIP.PGE: tracing starts at `ip`.
+  void TakeEnable(uint64_t ip);
   // Walks from the end of a segment at `end` to the flow position of the
   // next PSB; false when the walker cannot go on there.
   bool EnterNext(const PsbState& next, uint64_t end);
@@ -115,8 +127,12 @@ class FastWalker {
   // stops before `next` (an event or a PSB binds there).
   void EmitPartial(const FastBlock* block, uint32_t ninsn, uint64_t last,
                    uint64_t next);
+  // `time`: the clock when libipt made the event (0: none).
   void EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
-                 uint64_t next_ip = 0);
+                 uint64_t next_ip = 0, uint64_t time = 0);
+  uint64_t Now() const { return clock_ != nullptr ? clock_->Now() : 0; }
+  // Event mode: a timing packet; false when the walker cannot follow it.
+  bool TakeTiming(const pt_packet& packet);
   void Push(uint64_t ip) {
     returns_[(return_head_ + return_size_) % kReturnDepth] = ip;
     if (return_size_ < kReturnDepth) {
@@ -129,6 +145,28 @@ class FastWalker {
   static constexpr size_t kReturnDepth = 64;  // libipt's and the CPU's
 
   FastBlockCache* cache_;
+  PtClock* clock_ = nullptr;
+  pt_config config_{};
+  // libipt's time of a block: the time at its last query (of a TNT or TIP
+  // packet, or of an event), pt_blk_time().
+  uint64_t query_time_ = 0;
+  uint64_t tnt_time_ = 0;  // the clock at the TNT packet being followed
+  uint64_t fup_time_ = 0;  // the clock at the pending FUP
+  // The block whose query emptied libipt's TNT cache (it took the last bit
+  // of a TNT packet, or a TIP), while no flow packet came after it: libipt
+  // fetches an event that comes next at that block's end, which gives the
+  // block the event's time (kNoBlock: none).
+  static constexpr size_t kNoBlock = static_cast<size_t>(-1);
+  size_t trailing_ = kNoBlock;
+  void MarkTrailing() {
+    if (records_ != nullptr) trailing_ = records_->size() - 1;
+  }
+  // An event at `time` that libipt fetches when it comes to it.
+  void FetchEvent(uint64_t time) {
+    query_time_ = time;
+    if (trailing_ != kNoBlock) (*records_)[trailing_].event.time = time;
+    trailing_ = kNoBlock;
+  }
   bool follow_disables_ = true;  // TIP.PGD
   bool skd022_ = false;
   bool enabled_ = false;

@@ -273,4 +273,45 @@ int PtTimeCalibration::UpdateOvf() {
   return 0;
 }
 
+namespace {
+
+// libipt ignores configuration errors when it applies timing packets (they
+// make the time imprecise, not the decode wrong).
+bool Applied(int status) { return status >= 0 || status == -pte_bad_config; }
+
+}  // namespace
+
+bool PtClock::Apply(const pt_packet& packet, bool header,
+                    const pt_config& config) {
+  // libipt's order: the calibration first, then the time.
+  switch (packet.type) {
+    case ppt_tsc:
+      touched_ = true;
+      return Applied(header ? tcal_.HeaderTsc(packet.payload.tsc)
+                            : tcal_.UpdateTsc(packet.payload.tsc)) &&
+             Applied(time_.UpdateTsc(packet.payload.tsc));
+    case ppt_cbr:
+      touched_ = true;
+      return Applied(header ? tcal_.HeaderCbr(packet.payload.cbr, config)
+                            : tcal_.UpdateCbr(packet.payload.cbr, config)) &&
+             Applied(time_.UpdateCbr(packet.payload.cbr));
+    case ppt_tma:
+      touched_ = true;
+      return Applied(time_.UpdateTma(packet.payload.tma, config));
+    case ppt_mtc:
+      touched_ = true;
+      return Applied(tcal_.UpdateMtc(packet.payload.mtc, config)) &&
+             Applied(time_.UpdateMtc(packet.payload.mtc, config));
+    case ppt_cyc: {
+      touched_ = true;
+      uint64_t fcr = 0;
+      if (tcal_.Fcr(&fcr) < 0) fcr = 0;  // not calibrated yet
+      return Applied(tcal_.UpdateCyc(packet.payload.cyc)) &&
+             Applied(time_.UpdateCyc(packet.payload.cyc, config, fcr));
+    }
+    default:
+      return true;
+  }
+}
+
 }  // namespace hwt::pt

@@ -78,6 +78,34 @@ class PtTimeCalibration {
   bool check_skl168_ = false;
 };
 
+// The time of libipt's query decoder as it reads a trace in order, from a
+// sync point on: what pt_blk_time() and the events' times come from. The
+// fast walker keeps one so that its blocks and events carry libipt's times.
+class PtClock {
+ public:
+  void Reset() { *this = PtClock(); }
+  // A PSB packet (calibration: SKL168).
+  void Psb(const pt_config& config) { tcal_.UpdatePsb(config); }
+  // Applies a TSC, CBR, TMA, MTC or CYC packet (`header`: inside PSB+), as
+  // libipt's query decoder does; other packets are ignored. False when
+  // libipt would report an error there (the clock is then unreliable).
+  bool Apply(const pt_packet& packet, bool header, const pt_config& config);
+  // An overflow: libipt starts the calibration over.
+  void Overflow() { tcal_.Reset(); }
+  // Whether a timing packet moved the clock since the last Reset().
+  bool touched() const { return touched_; }
+  // The time now; 0 before the first TSC (libipt reports none then).
+  uint64_t Now() const {
+    uint64_t tsc = 0;
+    return time_.Query(&tsc) >= 0 ? tsc : 0;
+  }
+
+ private:
+  PtTime time_;
+  PtTimeCalibration tcal_;
+  bool touched_ = false;
+};
+
 }  // namespace hwt::pt
 
 #endif  // HWT_DECODERS_PT_PT_PACKET_TIME_H_

@@ -94,7 +94,9 @@ PtFastCountStats ExpectFastEventsEqualDecode(
                       << expected[i].code << " time " << expected[i].time
                       << " region " << expected[i].region << ", got "
                       << DescribeEvent(actual[i]) << " code " << actual[i].code
-                      << " region " << actual[i].region
+                      << " time " << actual[i].time << " region "
+                      << actual[i].region << " (offset " << expected[i].offset
+                      << " / " << actual[i].offset << ")"
                       << (i > 0 ? ", after " + DescribeEvent(expected[i - 1])
                                 : std::string());
         break;
