@@ -4,45 +4,37 @@
 #include <algorithm>
 #include <tuple>
 
-#include "absl/strings/str_cat.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "decoders/x86/x86_insn.h"
 
 namespace hwt::analysis {
 
+ImageCodeReader::ImageCodeReader(const capture::AddressSpaceTimeline& timeline,
+                                 std::shared_ptr<ImageFileCache> files)
+    : timeline_(timeline),
+      files_(files ? std::move(files) : std::make_shared<ImageFileCache>()) {}
+
 absl::StatusOr<absl::Span<const uint8_t>> ImageCodeReader::Read(
     uint32_t region_index, uint64_t vaddr, size_t size) {
-  const auto& regions = timeline_.regions();
-  if (region_index >= regions.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("no region ", region_index));
-  }
-  const capture::Region& region = regions[region_index];
-  const capture::Image& image = timeline_.images()[region.image];
-  if (image.file.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("image ", image.recorded_path, " not found"));
-  }
-  auto& file = files_[region.image];
-  if (file == nullptr) {
-    absl::StatusOr<MappedFile> mapped = MappedFile::Open(image.file);
-    if (!mapped.ok()) return mapped.status();
-    file = std::make_unique<MappedFile>(std::move(*mapped));
-  }
+  HWT_ASSIGN_OR_RETURN(absl::Span<const uint8_t> bytes,
+                       RegionFileBytes(timeline_, region_index, *files_));
+  const capture::Region& region = timeline_.regions()[region_index];
+  const std::string& file = timeline_.images()[region.image].file;
   const uint64_t address = vaddr + region.bias;
   if (address < region.start || address >= region.start + region.file_size) {
-    return absl::OutOfRangeError(absl::StrFormat(
-        "%s: 0x%x is not backed by the file", image.file, vaddr));
+    return absl::OutOfRangeError(
+        absl::StrFormat("%s: 0x%x is not backed by the file", file, vaddr));
   }
   const uint64_t in_region = address - region.start;
-  const uint64_t offset = region.file_offset + in_region;
-  if (offset >= file->size()) {
+  if (in_region >= bytes.size()) {
     return absl::OutOfRangeError(
         absl::StrFormat("%s: offset 0x%x of 0x%x is past the end of the file",
-                        image.file, offset, vaddr));
+                        file, region.file_offset + in_region, vaddr));
   }
-  const uint64_t available =
-      std::min<uint64_t>(region.file_size - in_region, file->size() - offset);
-  return file->bytes().subspan(offset, std::min<uint64_t>(size, available));
+  return bytes.subspan(in_region,
+                       std::min<uint64_t>(size, bytes.size() - in_region));
 }
 
 const InstructionStats* BlockExpansion::Find(uint32_t image,

@@ -13,12 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "analysis/profile.h"
-#include "base/file_util.h"
 #include "capture/address_space.h"
+#include "decoders/memory_image.h"
 
 namespace hwt::analysis {
 
@@ -34,18 +33,20 @@ class CodeReader {
                                                          size_t size) = 0;
 };
 
-// Reads the timeline's image files (Image::file), each mapped once.
+// Reads code through the memory model's region files (decoders/
+// memory_image.h): each image file mapped once, in `files` when the caller
+// shares its cache with the decoders (a fresh cache when null).
 class ImageCodeReader : public CodeReader {
  public:
-  explicit ImageCodeReader(const capture::AddressSpaceTimeline& timeline)
-      : timeline_(timeline) {}
+  explicit ImageCodeReader(const capture::AddressSpaceTimeline& timeline,
+                           std::shared_ptr<ImageFileCache> files = nullptr);
   absl::StatusOr<absl::Span<const uint8_t>> Read(uint32_t region,
                                                  uint64_t vaddr,
                                                  size_t size) override;
 
  private:
   const capture::AddressSpaceTimeline& timeline_;
-  absl::flat_hash_map<uint32_t, std::unique_ptr<MappedFile>> files_;
+  std::shared_ptr<ImageFileCache> files_;
 };
 
 struct InstructionStats {

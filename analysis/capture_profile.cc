@@ -138,6 +138,7 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   DecoderOptions decoder_options;
   decoder_options.jobs = ResolveJobs(options.jobs);
   decoder_options.segment_bytes = options.segment_bytes;
+  decoder_options.files = options.files;
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
                        CreateDecoder(capture, timeline, decoder_options));
 

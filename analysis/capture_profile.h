@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +44,10 @@ struct CaptureProfileOptions {
   ProfileObserver* observer = nullptr;
   // ProfileOptions::hot_paths: off when the output shows no hot paths.
   bool hot_paths = true;
+  // The image files, mapped once: pass the cache block expansion reads
+  // through (ImageCodeReader) so both map each file once; null: the decoder
+  // maps its own.
+  std::shared_ptr<ImageFileCache> files;
 };
 
 struct CaptureProfile {

@@ -279,6 +279,16 @@ block 0x555555555005 0x55555555500b 5 return
   EXPECT_FALSE(beyond.ok());
   EXPECT_THAT(std::string(beyond.status().message()),
               ::testing::HasSubstr("not backed by the file"));
+  // A reader over a shared cache reads the bytes that cache mapped.
+  auto files = std::make_shared<ImageFileCache>();
+  absl::StatusOr<const MappedFile*> mapped = files->Get(path);
+  ASSERT_TRUE(mapped.ok());
+  ImageCodeReader shared_reader(timeline, files);
+  absl::StatusOr<absl::Span<const uint8_t>> code =
+      shared_reader.Read(0, 0x401000, 4);
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(code->data(), (*mapped)->data() + 0x100);
+  EXPECT_EQ(code->size(), 4u);
   // An image without a file.
   capture::AddressSpaceTimeline missing;
   missing.AddImage(capture::Image{"/lib/gone.so"});

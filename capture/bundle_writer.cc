@@ -131,14 +131,17 @@ struct PlannedImage {
   std::string file;  // relative
 };
 
-}  // namespace
+// The manifest as it will be written (current format version, bundle file
+// names) and the image files to copy.
+struct BundlePlan {
+  Manifest manifest;
+  std::vector<PlannedImage> copies;
+};
 
-absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
-                         bool overwrite) {
-  const std::string where = absl::StrCat(dir, "/manifest.json");
-
-  // 1. The manifest as it will be written, and the plan of every file.
-  Manifest manifest = contents.manifest;
+absl::StatusOr<BundlePlan> PlanBundle(const BundleContents& contents) {
+  BundlePlan plan;
+  Manifest& manifest = plan.manifest;
+  manifest = contents.manifest;
   manifest.major_version = kFormatMajorVersion;
   manifest.minor_version = kFormatMinorVersion;
   manifest.buffers.clear();
@@ -149,7 +152,6 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
     manifest.buffers.push_back(std::move(info));
   }
   manifest.images.clear();
-  std::vector<PlannedImage> copies;
   std::map<std::string, std::string> file_by_build_id;
   for (size_t i = 0; i < contents.images.size(); ++i) {
     const ImageToBundle& image = contents.images[i];
@@ -169,20 +171,23 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
     if (!build_id.empty()) {
       auto [it, added] =
           file_by_build_id.emplace(build_id, absl::StrCat("images/", build_id));
-      if (added) copies.push_back({image.source_file, it->second});
+      if (added) plan.copies.push_back({image.source_file, it->second});
       bundled.file = it->second;
     } else {
       bundled.file = absl::StrCat("images/no-build-id/", i, "-",
                                   SafeBaseName(image.original_path));
-      copies.push_back({image.source_file, bundled.file});
+      plan.copies.push_back({image.source_file, bundled.file});
     }
     manifest.images.push_back(std::move(bundled));
   }
+  return plan;
+}
 
-  // 2. Validate before touching the file system: the reader's rules.
-  HWT_RETURN_IF_ERROR(ValidateManifest(manifest, where));
-  HWT_RETURN_IF_ERROR(ValidateRecords(contents.records, manifest,
-                                      absl::StrCat(dir, "/records.jsonl")));
+// The extra files: safe paths, none of the format's own, none twice, and
+// every memory dump among them.
+absl::Status CheckExtraFiles(const std::string& dir, const std::string& where,
+                             const BundleContents& contents,
+                             const Manifest& manifest) {
   std::set<std::string> extra_paths;
   for (const auto& [path, data] : contents.extra_files) {
     if (std::optional<std::string> reason = UnsafeBundlePathReason(path)) {
@@ -206,41 +211,41 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
           "\" is not among the bundle's extra files"));
     }
   }
+  return absl::OkStatus();
+}
 
-  // 3. Where it goes.
-  auto [parent, name] = SplitDir(dir);
-  if (name.empty() || name == "." || name == "..") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, ": not a usable bundle directory name"));
+// Whether the bundle may go to `final_path`: absent, or (with `overwrite`) a
+// bundle already.
+absl::Status CheckDestination(const std::string& dir,
+                              const std::string& final_path, bool overwrite) {
+  if (!Exists(final_path)) return absl::OkStatus();
+  if (!overwrite) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(dir,
+                     ": already exists; not replacing it (remove it or ask to "
+                     "overwrite)"));
   }
-  const std::string final_path = parent + "/" + name;
-  if (Exists(final_path)) {
-    if (!overwrite) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          dir,
-          ": already exists; not replacing it (remove it or ask to "
-          "overwrite)"));
-    }
-    if (!Exists(final_path + "/manifest.json")) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          dir,
-          ": exists and is not a capture bundle (no manifest.json); not "
-          "replacing it"));
-    }
+  if (!Exists(final_path + "/manifest.json")) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        dir,
+        ": exists and is not a capture bundle (no manifest.json); not "
+        "replacing it"));
   }
+  return absl::OkStatus();
+}
 
-  // 4. Everything into a sibling temporary directory (removed on any error or
-  // signal), then one rename.
-  HWT_ASSIGN_OR_RETURN(
-      TempDir temp, TempDir::CreateIn(parent, absl::StrCat(".", name, ".tmp")));
-  const std::string& root = temp.path();
-  chmod(root.c_str(), 0755);
+// Every file of the bundle below `root`, the manifest last (a directory
+// with a manifest is a complete bundle).
+absl::Status WriteBundleFiles(const std::string& root,
+                              const BundleContents& contents,
+                              const BundlePlan& plan) {
+  const Manifest& manifest = plan.manifest;
   for (size_t i = 0; i < contents.buffers.size(); ++i) {
     HWT_RETURN_IF_ERROR(MakeParents(root, manifest.buffers[i].file));
     HWT_RETURN_IF_ERROR(WriteNewFile(root + "/" + manifest.buffers[i].file,
                                      contents.buffers[i].data));
   }
-  for (const PlannedImage& copy : copies) {
+  for (const PlannedImage& copy : plan.copies) {
     HWT_RETURN_IF_ERROR(MakeParents(root, copy.file));
     HWT_RETURN_IF_ERROR(CopyFile(copy.source, root + "/" + copy.file));
   }
@@ -251,13 +256,19 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
   HWT_RETURN_IF_ERROR(WriteNewFile(
       root + "/records.jsonl",
       RecordsToJsonl(contents.records, manifest.record_numbering)));
-  // The manifest last: a directory with a manifest is a complete bundle.
   HWT_RETURN_IF_ERROR(
       WriteNewFile(root + "/manifest.json", ManifestToJson(manifest)));
   SyncDirectory(root);
+  return absl::OkStatus();
+}
 
+// Renames the finished temporary directory to `final_path`, replacing an
+// old bundle there: moved aside first, put back if the rename fails.
+absl::Status MoveIntoPlace(TempDir& temp, const std::string& parent,
+                           const std::string& name,
+                           const std::string& final_path) {
+  const std::string& root = temp.path();
   if (Exists(final_path)) {
-    // Replace: move the old bundle aside, put the new one in, delete the old.
     std::string aside = absl::StrFormat("%s/.%s.old.%d.%d", parent, name,
                                         getpid(), g_aside_counter.fetch_add(1));
     if (rename(final_path.c_str(), aside.c_str()) != 0) {
@@ -282,6 +293,35 @@ absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
   }
   SyncDirectory(parent);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteBundle(const std::string& dir, const BundleContents& contents,
+                         bool overwrite) {
+  const std::string where = absl::StrCat(dir, "/manifest.json");
+  // 1. The manifest as it will be written, and the plan of every file.
+  HWT_ASSIGN_OR_RETURN(BundlePlan plan, PlanBundle(contents));
+  // 2. Validate before touching the file system: the reader's rules.
+  HWT_RETURN_IF_ERROR(ValidateManifest(plan.manifest, where));
+  HWT_RETURN_IF_ERROR(ValidateRecords(contents.records, plan.manifest,
+                                      absl::StrCat(dir, "/records.jsonl")));
+  HWT_RETURN_IF_ERROR(CheckExtraFiles(dir, where, contents, plan.manifest));
+  // 3. Where it goes.
+  auto [parent, name] = SplitDir(dir);
+  if (name.empty() || name == "." || name == "..") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, ": not a usable bundle directory name"));
+  }
+  const std::string final_path = parent + "/" + name;
+  HWT_RETURN_IF_ERROR(CheckDestination(dir, final_path, overwrite));
+  // 4. Everything into a sibling temporary directory (removed on any error or
+  // signal), then one rename.
+  HWT_ASSIGN_OR_RETURN(
+      TempDir temp, TempDir::CreateIn(parent, absl::StrCat(".", name, ".tmp")));
+  chmod(temp.path().c_str(), 0755);
+  HWT_RETURN_IF_ERROR(WriteBundleFiles(temp.path(), contents, plan));
+  return MoveIntoPlace(temp, parent, name, final_path);
 }
 
 absl::Status PackBundle(const std::string& bundle_dir,

@@ -1,7 +1,9 @@
 // Manifest <-> manifest.json (docs/capture-format.md is the specification).
-// Reading validates everything and names the file and the field path in each
-// error; writing produces what reading accepts. Writers and readers share
-// ValidateManifest so that no writer can produce a bundle a reader rejects.
+// Reading takes the fields out of the JSON (types, required fields, enum
+// names) and then validates the values (manifest_validate.h, included here:
+// writers and readers share ValidateManifest so that no writer can produce a
+// bundle a reader rejects); every error names the file and the field path.
+// Writing produces what reading accepts.
 #ifndef HWT_CAPTURE_MANIFEST_JSON_H_
 #define HWT_CAPTURE_MANIFEST_JSON_H_
 
@@ -13,18 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "capture/manifest.h"
+#include "capture/manifest_validate.h"
 
 namespace hwt::capture {
-
-// Limits beyond which a manifest is rejected as absurd (or hostile).
-inline constexpr size_t kMaxBuffers = 4096;
-inline constexpr size_t kMaxChunksPerBuffer = size_t{1} << 22;
-inline constexpr size_t kMaxImages = 65536;
-inline constexpr size_t kMaxMemoryDumps = 65536;
-inline constexpr size_t kMaxCoreSightSources = 4096;
-inline constexpr size_t kMaxPathLength = 4096;
-inline constexpr uint64_t kMaxBufferSize = uint64_t{1} << 40;  // 1 TiB
-inline constexpr uint64_t kMaxManifestFileSize = uint64_t{64} << 20;
 
 // The value of the manifest's "format" field.
 inline constexpr std::string_view kManifestFormatName = "hwt-capture";
@@ -56,22 +49,6 @@ std::string ManifestToJson(const Manifest& manifest);
 // (see ValidateManifestFiles).
 absl::StatusOr<Manifest> ParseManifest(std::string_view text,
                                        std::string_view where);
-
-// The checks that need no file system: required values, ranges and counts,
-// unique buffer ids and files, relative paths that stay inside the bundle,
-// backend configuration matching the backend, chunks inside their buffer.
-absl::Status ValidateManifest(const Manifest& manifest, std::string_view where);
-
-// The checks against a bundle directory: every file the manifest names exists
-// below `root` and is a regular file, each buffer's size equals its file's
-// size, memory dumps fit in their files.
-absl::Status ValidateManifestFiles(const Manifest& manifest,
-                                   const std::string& root,
-                                   std::string_view where);
-
-// Why `path` is not a safe bundle-relative path (empty, absolute, contains a
-// ".." component or a NUL), or nullopt when it is fine.
-std::optional<std::string> UnsafeBundlePathReason(std::string_view path);
 
 }  // namespace hwt::capture
 

@@ -1,6 +1,9 @@
-// OpenCSD / DS-5 snapshot reader: a small .ini parser (the dialect OpenCSD's
-// snapshot parser accepts) and the mapping of devices, trace buffers and
-// memory dumps onto the capture manifest.
+// OpenCSD / DS-5 snapshot importer, the parser half: builds the capture
+// manifest from the entries the .ini tokenizer (ini_file.h) read. Steps:
+// snapshot.ini (version, device list, trace metadata), the device files
+// (registers, memory dumps), trace.ini (buffers, which source feeds which
+// buffer and traces which core), then one manifest buffer per trace buffer
+// and one CoreSight source per program-flow trace source.
 #include "capture/opencsd_snapshot.h"
 
 #include <sys/stat.h>
@@ -19,97 +22,10 @@
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
+#include "capture/ini_file.h"
 
 namespace hwt::capture {
 namespace {
-
-// ---------------------------------------------------------------- ini files
-
-struct IniEntry {
-  std::string key;
-  std::string value;
-  int line = 0;
-};
-
-struct IniSection {
-  std::string name;
-  int line = 0;
-  std::vector<IniEntry> entries;
-
-  const IniEntry* Find(std::string_view key) const {
-    for (const IniEntry& e : entries) {
-      if (e.key == key) return &e;
-    }
-    return nullptr;
-  }
-};
-
-struct IniFile {
-  std::string name;  // as the snapshot names it (for messages)
-  std::vector<IniSection> sections;
-
-  const IniSection* Find(std::string_view section) const {
-    for (const IniSection& s : sections) {
-      if (s.name == section) return &s;
-    }
-    return nullptr;
-  }
-};
-
-std::string Trim(std::string_view text, std::string_view chars = " \t") {
-  size_t begin = text.find_first_not_of(chars);
-  if (begin == std::string_view::npos) return "";
-  size_t end = text.find_last_not_of(chars);
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
-// Lines are "[section]" or "key=value"; ';' and '#' start comments (as in
-// OpenCSD's parser, anywhere on the line).
-absl::StatusOr<IniFile> ParseIni(const std::string& name,
-                                 std::string_view text) {
-  IniFile ini;
-  ini.name = name;
-  int line_number = 0;
-  for (absl::string_view raw :
-       absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
-    ++line_number;
-    std::string_view line(raw.data(), raw.size());
-    size_t cut = line.find_first_of("\r;#");
-    if (cut != std::string_view::npos) line = line.substr(0, cut);
-    std::string trimmed = Trim(line);
-    if (trimmed.empty()) continue;
-    if (trimmed.front() == '[') {
-      size_t close = trimmed.find(']');
-      if (close == std::string::npos) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s:%d: section header '%s' has no closing ']'",
-                            name, line_number, trimmed));
-      }
-      IniSection section;
-      section.name = Trim(std::string_view(trimmed).substr(1, close - 1));
-      section.line = line_number;
-      ini.sections.push_back(std::move(section));
-      continue;
-    }
-    size_t eq = trimmed.find('=');
-    if (eq == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d: expected 'key=value' or '[section]', got '%s'", name,
-          line_number, trimmed));
-    }
-    if (ini.sections.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s:%d: '%s' comes before any [section] header", name,
-                          line_number, trimmed));
-    }
-    IniEntry entry;
-    entry.key = Trim(std::string_view(trimmed).substr(0, eq));
-    entry.value = Trim(std::string_view(trimmed).substr(eq + 1));
-    entry.line = line_number;
-    ini.sections.back().entries.push_back(std::move(entry));
-  }
-  return ini;
-}
 
 std::string JoinPath(const std::string& dir, const std::string& file) {
   if (dir.empty() || (!file.empty() && file[0] == '/')) return file;
@@ -128,8 +44,8 @@ bool IsRegularFile(const std::string& path, uint64_t* size = nullptr) {
   return true;
 }
 
-absl::StatusOr<IniFile> ReadIni(const std::string& dir,
-                                const std::string& name) {
+absl::StatusOr<ini::File> ReadIni(const std::string& dir,
+                                  const std::string& name) {
   std::string path = JoinPath(dir, name);
   auto text = ReadFileToString(path);
   if (!text.ok()) {
@@ -139,74 +55,7 @@ absl::StatusOr<IniFile> ReadIni(const std::string& dir,
     }
     return text.status();
   }
-  return ParseIni(name, *text);
-}
-
-std::string Where(const IniFile& ini, const IniSection& section) {
-  return absl::StrFormat("%s: [%s]", ini.name, section.name);
-}
-
-std::string Where(const IniFile& ini, const IniSection& section,
-                  const IniEntry& entry) {
-  return absl::StrFormat("%s:%d: [%s] %s", ini.name, entry.line, section.name,
-                         entry.key);
-}
-
-// Numbers as OpenCSD reads them (strtoul base 0): 0x-hex, 0-octal, decimal.
-std::optional<uint64_t> ParseUnsigned(std::string_view text) {
-  std::string s = Trim(text, " \t\"'");
-  if (s.empty()) return std::nullopt;
-  uint64_t value = 0;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    if (absl::SimpleHexAtoi(s.substr(2), &value)) return value;
-    return std::nullopt;
-  }
-  if (s.size() > 1 && s[0] == '0') {
-    for (char c : s.substr(1)) {
-      if (c < '0' || c > '7') return std::nullopt;
-      if (value > (~uint64_t{0} >> 3)) return std::nullopt;
-      value = value * 8 + static_cast<uint64_t>(c - '0');
-    }
-    return value;
-  }
-  if (absl::SimpleAtoi(s, &value)) return value;
-  return std::nullopt;
-}
-
-absl::StatusOr<uint64_t> RequireNumber(const IniFile& ini,
-                                       const IniSection& section,
-                                       const IniEntry& entry) {
-  auto value = ParseUnsigned(entry.value);
-  if (!value) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: '%s' is not a number (expected decimal or 0x-hex)",
-                        Where(ini, section, entry), entry.value));
-  }
-  return *value;
-}
-
-absl::StatusOr<std::string> RequireKey(const IniFile& ini,
-                                       const IniSection& section,
-                                       std::string_view key) {
-  const IniEntry* entry = section.Find(key);
-  if (entry == nullptr || entry->value.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: missing '%s' (section starts at line %d)",
-                        Where(ini, section), key, section.line));
-  }
-  return entry->value;
-}
-
-absl::Status RejectDuplicateKeys(const IniFile& ini,
-                                 const IniSection& section) {
-  std::set<std::string> seen;
-  for (const IniEntry& e : section.entries) {
-    if (!seen.insert(absl::AsciiStrToUpper(e.key)).second) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: key given twice (line %d)", Where(ini, section, e), e.line));
-    }
-  }
-  return absl::OkStatus();
+  return ini::Parse(name, *text);
 }
 
 // ---------------------------------------------------------------- devices
@@ -220,14 +69,14 @@ struct Dump {
 };
 
 struct Device {
-  IniFile ini;
+  ini::File ini;
   std::string name;
   std::string device_class;  // "core", "trace_source", ...
   std::string type;          // "Cortex-A57", "ETM4", "PTM1.1", "ETE", ...
   // Register name (upper case, without the "(0x...)" suffix) -> value.
   std::map<std::string, uint64_t> registers;
-  std::map<std::string, const IniEntry*> register_entries;
-  const IniSection* regs_section = nullptr;
+  std::map<std::string, const ini::Entry*> register_entries;
+  const ini::Section* regs_section = nullptr;
   std::vector<Dump> dumps;
 };
 
@@ -249,48 +98,49 @@ std::optional<MemorySpace> ParseSnapshotSpace(std::string_view name) {
   return std::nullopt;
 }
 
-absl::StatusOr<Dump> ParseDump(const IniFile& ini, const IniSection& section) {
-  HWT_RETURN_IF_ERROR(RejectDuplicateKeys(ini, section));
+absl::StatusOr<Dump> ParseDump(const ini::File& ini,
+                               const ini::Section& section) {
+  HWT_RETURN_IF_ERROR(ini::RejectDuplicateKeys(ini, section));
   Dump dump;
   bool have_file = false;
   bool have_address = false;
-  for (const IniEntry& e : section.entries) {
+  for (const ini::Entry& e : section.entries) {
     if (e.key == "file") {
-      dump.file = Trim(e.value, " \t\"'");
+      dump.file = ini::Trim(e.value, " \t\"'");
       have_file = !dump.file.empty();
     } else if (e.key == "address") {
-      HWT_ASSIGN_OR_RETURN(dump.address, RequireNumber(ini, section, e));
+      HWT_ASSIGN_OR_RETURN(dump.address, ini::RequireNumber(ini, section, e));
       have_address = true;
     } else if (e.key == "length") {
-      HWT_ASSIGN_OR_RETURN(dump.length, RequireNumber(ini, section, e));
+      HWT_ASSIGN_OR_RETURN(dump.length, ini::RequireNumber(ini, section, e));
     } else if (e.key == "offset") {
-      HWT_ASSIGN_OR_RETURN(dump.offset, RequireNumber(ini, section, e));
+      HWT_ASSIGN_OR_RETURN(dump.offset, ini::RequireNumber(ini, section, e));
     } else if (e.key == "space") {
-      std::string space = Trim(e.value, " \t\"'");
+      std::string space = ini::Trim(e.value, " \t\"'");
       auto parsed = ParseSnapshotSpace(space);
       if (!parsed) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s: unknown memory space '%s' (expected EL1S, EL1N, EL2, EL2N, "
             "EL2S, EL3, S, N, ANY, H, P, NP or SP)",
-            Where(ini, section, e), space));
+            ini::Where(ini, section, e), space));
       }
       dump.space = *parsed;
     } else {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: unknown key in a memory dump section (expected file, address, "
           "length, offset, space)",
-          Where(ini, section, e)));
+          ini::Where(ini, section, e)));
     }
   }
   if (!have_file) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: memory dump without 'file' (section starts at line %d)",
-        Where(ini, section), section.line));
+        ini::Where(ini, section), section.line));
   }
   if (!have_address) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: memory dump without 'address' (section starts at line %d)",
-        Where(ini, section), section.line));
+        ini::Where(ini, section), section.line));
   }
   return dump;
 }
@@ -299,26 +149,27 @@ absl::StatusOr<Device> ReadDevice(const std::string& dir,
                                   const std::string& file) {
   Device device;
   HWT_ASSIGN_OR_RETURN(device.ini, ReadIni(dir, file));
-  const IniFile& ini = device.ini;
-  const IniSection* header = ini.Find("device");
+  const ini::File& ini = device.ini;
+  const ini::Section* header = ini.Find("device");
   if (header == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: no [device] section", ini.name));
   }
-  HWT_ASSIGN_OR_RETURN(device.name, RequireKey(ini, *header, "name"));
-  if (const IniEntry* e = header->Find("class")) device.device_class = e->value;
-  if (const IniEntry* e = header->Find("type")) device.type = e->value;
-  for (const IniSection& section : ini.sections) {
+  HWT_ASSIGN_OR_RETURN(device.name, ini::RequireKey(ini, *header, "name"));
+  if (const ini::Entry* e = header->Find("class"))
+    device.device_class = e->value;
+  if (const ini::Entry* e = header->Find("type")) device.type = e->value;
+  for (const ini::Section& section : ini.sections) {
     if (section.name == "regs") {
       device.regs_section = &section;
-      for (const IniEntry& e : section.entries) {
+      for (const ini::Entry& e : section.entries) {
         // "TRCIDR0(0x078)", "TRCPROCSELR(id:0x2)", "PC(size:64)", "CPSR".
         std::string reg = absl::AsciiStrToUpper(
-            Trim(std::string_view(e.key).substr(0, e.key.find('('))));
+            ini::Trim(std::string_view(e.key).substr(0, e.key.find('('))));
         if (device.register_entries.count(reg) != 0) {
           return absl::InvalidArgumentError(
               absl::StrFormat("%s: register given twice (line %d)",
-                              Where(ini, section, e), e.line));
+                              ini::Where(ini, section, e), e.line));
         }
         device.register_entries[reg] = &e;
       }
@@ -367,7 +218,7 @@ std::string SinkForBufferName(const std::string& name) {
 }
 
 struct TraceBuffer {
-  const IniSection* section = nullptr;
+  const ini::Section* section = nullptr;
   std::string name;
   std::string file;
   std::string format;
@@ -464,8 +315,11 @@ bool IsOpenCsdSnapshot(const std::string& path) {
   return base == "snapshot.ini" && IsRegularFile(path);
 }
 
-absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
-    const std::string& path, const InputOptions& options) {
+namespace {
+
+// The snapshot directory that `path` names: the directory itself, or the one
+// holding the snapshot.ini it names; without trailing slashes.
+absl::StatusOr<std::string> SnapshotDirectory(const std::string& path) {
   std::string dir = path;
   if (!IsDirectory(dir)) {
     size_t slash = path.rfind('/');
@@ -480,72 +334,100 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
     dir = slash == std::string::npos ? "." : path.substr(0, slash);
   }
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
 
-  // snapshot.ini: [snapshot] version, [device_list], [trace] metadata.
-  HWT_ASSIGN_OR_RETURN(IniFile snapshot, ReadIni(dir, "snapshot.ini"));
+// What snapshot.ini says: [snapshot] version and description, the
+// [device_list], and the [trace] metadata file. Points into the file.
+struct SnapshotIndex {
   std::string description;
-  if (const IniSection* s = snapshot.Find("snapshot")) {
-    if (const IniEntry* v = s->Find("version")) {
+  const ini::Section* device_list = nullptr;
+  std::string trace_ini_name;
+};
+
+absl::StatusOr<SnapshotIndex> ReadSnapshotIndex(const ini::File& snapshot) {
+  SnapshotIndex index;
+  if (const ini::Section* s = snapshot.Find("snapshot")) {
+    if (const ini::Entry* v = s->Find("version")) {
       if (v->value != "1.0" && v->value != "1") {
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s: unsupported snapshot version '%s' (expected 1.0)",
-            Where(snapshot, *s, *v), v->value));
+            ini::Where(snapshot, *s, *v), v->value));
       }
     }
-    if (const IniEntry* d = s->Find("description")) description = d->value;
+    if (const ini::Entry* d = s->Find("description")) {
+      index.description = d->value;
+    }
   }
-  const IniSection* device_list = snapshot.Find("device_list");
-  if (device_list == nullptr || device_list->entries.empty()) {
+  index.device_list = snapshot.Find("device_list");
+  if (index.device_list == nullptr || index.device_list->entries.empty()) {
     return absl::InvalidArgumentError(
         "snapshot.ini: no [device_list] section (or it is empty)");
   }
-  const IniSection* trace_section = snapshot.Find("trace");
+  const ini::Section* trace_section = snapshot.Find("trace");
   if (trace_section == nullptr) {
     return absl::InvalidArgumentError(
         "snapshot.ini: no [trace] section: the snapshot names no trace "
         "metadata (trace.ini)");
   }
-  HWT_ASSIGN_OR_RETURN(std::string trace_ini_name,
-                       RequireKey(snapshot, *trace_section, "metadata"));
+  HWT_ASSIGN_OR_RETURN(index.trace_ini_name,
+                       ini::RequireKey(snapshot, *trace_section, "metadata"));
+  return index;
+}
 
-  // Devices, by name.
+// The devices of the [device_list], by name.
+struct DeviceSet {
   std::vector<Device> devices;
-  devices.reserve(device_list->entries.size());
-  std::map<std::string, size_t> device_by_name;
-  for (const IniEntry& e : device_list->entries) {
-    HWT_ASSIGN_OR_RETURN(Device device, ReadDevice(dir, e.value));
-    if (device_by_name.count(device.name) != 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: [device] name '%s' is also used by %s", device.ini.name,
-          device.name, devices[device_by_name[device.name]].ini.name));
-    }
-    device_by_name[device.name] = devices.size();
-    devices.push_back(std::move(device));
+  std::map<std::string, size_t> by_name;
+
+  const Device* Find(const std::string& name) const {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : &devices[it->second];
   }
-  // Register values are parsed after the move (entries point into ini).
-  for (Device& device : devices) {
+};
+
+absl::StatusOr<DeviceSet> ReadDevices(const std::string& dir,
+                                      const ini::Section& device_list) {
+  DeviceSet set;
+  set.devices.reserve(device_list.entries.size());
+  for (const ini::Entry& e : device_list.entries) {
+    HWT_ASSIGN_OR_RETURN(Device device, ReadDevice(dir, e.value));
+    if (const Device* other = set.Find(device.name)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: [device] name '%s' is also used by %s",
+                          device.ini.name, device.name, other->ini.name));
+    }
+    set.by_name[device.name] = set.devices.size();
+    set.devices.push_back(std::move(device));
+  }
+  // Register values are parsed after every device is read, so that a
+  // missing device file is reported before a bad register value.
+  for (Device& device : set.devices) {
     for (const auto& [reg, entry] : device.register_entries) {
       HWT_ASSIGN_OR_RETURN(
           device.registers[reg],
-          RequireNumber(device.ini, *device.regs_section, *entry));
+          ini::RequireNumber(device.ini, *device.regs_section, *entry));
     }
   }
+  return set;
+}
 
-  // trace.ini: [trace_buffers], [bufferN], [source_buffers],
-  // [core_trace_sources].
-  HWT_ASSIGN_OR_RETURN(IniFile trace, ReadIni(dir, trace_ini_name));
-  const IniSection* buffer_list = trace.Find("trace_buffers");
+// The buffers [trace_buffers] lists, in the order of their sections.
+absl::StatusOr<std::vector<TraceBuffer>> ReadTraceBuffers(
+    const ini::File& trace) {
+  const ini::Section* buffer_list = trace.Find("trace_buffers");
   if (buffer_list == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: no [trace_buffers] section", trace.name));
   }
   HWT_ASSIGN_OR_RETURN(std::string buffer_names,
-                       RequireKey(trace, *buffer_list, "buffers"));
+                       ini::RequireKey(trace, *buffer_list, "buffers"));
   std::vector<TraceBuffer> buffers;
   for (absl::string_view raw : absl::StrSplit(buffer_names, ',')) {
-    std::string section_name = Trim(std::string_view(raw.data(), raw.size()));
+    std::string section_name =
+        ini::Trim(std::string_view(raw.data(), raw.size()));
     if (section_name.empty()) continue;  // "buffers=buffer1," is accepted
-    const IniSection* section = trace.Find(section_name);
+    const ini::Section* section = trace.Find(section_name);
     if (section == nullptr) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: [trace_buffers] buffers names '%s' but there is no [%s] "
@@ -554,11 +436,11 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
     }
     TraceBuffer buffer;
     buffer.section = section;
-    HWT_ASSIGN_OR_RETURN(buffer.name, RequireKey(trace, *section, "name"));
-    HWT_ASSIGN_OR_RETURN(buffer.file, RequireKey(trace, *section, "file"));
+    HWT_ASSIGN_OR_RETURN(buffer.name, ini::RequireKey(trace, *section, "name"));
+    HWT_ASSIGN_OR_RETURN(buffer.file, ini::RequireKey(trace, *section, "file"));
     // OpenCSD treats a missing format as frame formatted.
     buffer.format = "coresight";
-    if (const IniEntry* f = section->Find("format")) {
+    if (const ini::Entry* f = section->Find("format")) {
       buffer.format = f->value;
       if (buffer.format != "coresight" &&
           buffer.format != "dstream_coresight" &&
@@ -566,7 +448,7 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s: unknown trace buffer format '%s' (expected coresight, "
             "dstream_coresight or source_data)",
-            Where(trace, *section, *f), buffer.format));
+            ini::Where(trace, *section, *f), buffer.format));
       }
     }
     buffers.push_back(std::move(buffer));
@@ -581,160 +463,238 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
                    [](const TraceBuffer& a, const TraceBuffer& b) {
                      return a.section->line < b.section->line;
                    });
-  // Source name -> buffer name, and source name -> core name.
-  std::map<std::string, std::string> source_buffer;
-  std::map<std::string, const IniEntry*> source_buffer_entry;
-  if (const IniSection* s = trace.Find("source_buffers")) {
-    for (const IniEntry& e : s->entries) {
-      source_buffer[e.key] = e.value;
-      source_buffer_entry[e.key] = &e;
+  return buffers;
+}
+
+// trace.ini: the buffers, which source feeds which buffer, and which core
+// each source traces. Points into the file.
+struct TraceLayout {
+  std::vector<TraceBuffer> buffers;
+  std::map<std::string, std::string> source_buffer;  // source -> buffer
+  std::map<std::string, const ini::Entry*> source_buffer_entry;
+  std::map<std::string, std::string> source_core;  // source -> core
+};
+
+absl::StatusOr<TraceLayout> ReadTraceLayout(const ini::File& trace) {
+  TraceLayout layout;
+  HWT_ASSIGN_OR_RETURN(layout.buffers, ReadTraceBuffers(trace));
+  if (const ini::Section* s = trace.Find("source_buffers")) {
+    for (const ini::Entry& e : s->entries) {
+      layout.source_buffer[e.key] = e.value;
+      layout.source_buffer_entry[e.key] = &e;
     }
   }
-  if (source_buffer.empty()) {
+  if (layout.source_buffer.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: no [source_buffers] entries: no trace source feeds any buffer",
         trace.name));
   }
-  std::map<std::string, std::string> source_core;
-  if (const IniSection* s = trace.Find("core_trace_sources")) {
-    for (const IniEntry& e : s->entries) source_core[e.value] = e.key;
+  if (const ini::Section* s = trace.Find("core_trace_sources")) {
+    for (const ini::Entry& e : s->entries) layout.source_core[e.value] = e.key;
   }
+  return layout;
+}
 
-  Manifest manifest;
-  manifest.backend = Backend::kCoreSight;
-  manifest.mode = TraceMode::kCpu;
-  manifest.recorder = "OpenCSD snapshot";
-  manifest.command = description;
-  CoreSightConfig config;
-  std::optional<std::string> config_format;
-  bool any_64bit = false;
+// Builds the manifest from the devices and the trace layout: one buffer per
+// trace buffer file, one CoreSight source per program-flow trace source,
+// the traced cores' memory dumps.
+class ManifestBuilder {
+ public:
+  ManifestBuilder(const std::string& dir, const ini::File& trace,
+                  const DeviceSet& devices, const TraceLayout& layout)
+      : dir_(dir), trace_(trace), devices_(devices), layout_(layout) {}
+
+  absl::Status AddBuffer(size_t b);
+  absl::StatusOr<Manifest> Finish(const std::string& description);
+
+ private:
+  // Adds the source if it is program-flow trace; returns whether it did.
+  absl::StatusOr<bool> AddSource(const std::string& source_name, size_t b,
+                                 bool formatted);
+  // What the traced core tells: architecture, CPU number, memory dumps.
+  absl::Status AddCore(const std::string& source_name, CoreSightSource& source);
+  absl::Status SetSink(const TraceBuffer& buffer);
+
+  const std::string& dir_;
+  const ini::File& trace_;
+  const DeviceSet& devices_;
+  const TraceLayout& layout_;
+  Manifest manifest_;
+  CoreSightConfig config_;
+  std::optional<std::string> config_format_;
+  bool any_64bit_ = false;
   std::set<std::tuple<std::string, uint64_t, uint64_t, uint64_t, MemorySpace>>
-      seen_dumps;
+      seen_dumps_;
+  // Of the buffer being added.
+  std::map<uint32_t, std::string> trace_ids_;
+  std::vector<int32_t> buffer_cpus_;
+};
 
-  for (size_t b = 0; b < buffers.size(); ++b) {
-    const TraceBuffer& tb = buffers[b];
-    BufferInfo info;
-    info.id = static_cast<uint32_t>(b);
-    info.file = tb.file;
-    std::string buffer_path = JoinPath(dir, tb.file);
-    if (!IsRegularFile(buffer_path, &info.size)) {
-      return absl::NotFoundError(
-          absl::StrFormat("%s: [%s] file=%s: no such file in %s", trace.name,
-                          tb.section->name, tb.file, dir));
-    }
-    // Sources of this buffer, in name order (as OpenCSD builds its tree).
-    std::vector<std::string> source_names;
-    for (const auto& [source, buffer_name] : source_buffer) {
-      if (buffer_name == tb.name) source_names.push_back(source);
-    }
-    bool formatted = tb.format != "source_data";
-    std::map<uint32_t, std::string> trace_ids;
-    std::vector<int32_t> buffer_cpus;
-    size_t sources_before = config.sources.size();
-    for (const std::string& source_name : source_names) {
-      auto it = device_by_name.find(source_name);
-      if (it == device_by_name.end()) {
-        const IniEntry* e = source_buffer_entry[source_name];
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s:%d: [source_buffers] %s: no device named '%s' in the "
-            "snapshot's device list",
-            trace.name, e->line, source_name, source_name));
-      }
-      const Device& device = devices[it->second];
-      std::string architecture = ArchitectureForSourceType(device.type);
-      if (architecture.empty()) continue;  // STM, ITM: not program flow
-      CoreSightSource source;
-      source.architecture = architecture;
-      source.buffer = static_cast<uint32_t>(b);
-      source.registers = device.registers;
-      std::string id_register = TraceIdRegister(architecture);
-      auto id = device.registers.find(id_register);
-      if (id == device.registers.end()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: [regs] %s missing: the trace ID of source '%s' (%s) is "
-            "unknown",
-            device.ini.name, id_register, device.name, device.type));
-      }
-      source.trace_id = static_cast<uint32_t>(id->second & 0x7f);
-      auto core_it = source_core.find(source_name);
-      if (core_it != source_core.end()) {
-        auto core = device_by_name.find(core_it->second);
-        if (core == device_by_name.end()) {
-          return absl::InvalidArgumentError(absl::StrFormat(
-              "%s: [core_trace_sources] %s=%s: no device named '%s' in the "
-              "snapshot's device list",
-              trace.name, core_it->second, source_name, core_it->second));
-        }
-        const Device& core_device = devices[core->second];
-        CoreArchProfile profile = CoreArchProfileForName(core_device.type);
-        source.arch_version = profile.arch_version;
-        source.core_profile = profile.profile;
-        source.cpu = CpuNumberFromName(core_device.name);
-        if (source.cpu) buffer_cpus.push_back(*source.cpu);
-        if (profile.arch_version != "v7" && profile.profile != "M") {
-          any_64bit = true;
-        }
-        for (const Dump& dump : core_device.dumps) {
-          auto key = std::make_tuple(dump.file, dump.address, dump.offset,
-                                     dump.length, dump.space);
-          if (!seen_dumps.insert(key).second) continue;
-          MemoryDump memory;
-          memory.file = dump.file;
-          memory.address = dump.address;
-          memory.file_offset = dump.offset;
-          memory.size = dump.length;
-          memory.space = dump.space;
-          manifest.memory.push_back(std::move(memory));
-        }
-      } else if (architecture == "etmv4" || architecture == "ete") {
-        any_64bit = true;
-      }
-      if (formatted) {
-        auto [prev, inserted] = trace_ids.emplace(source.trace_id, device.name);
-        if (!inserted) {
-          return absl::InvalidArgumentError(absl::StrFormat(
-              "%s: trace sources '%s' and '%s' both use trace ID 0x%x in "
-              "buffer '%s'",
-              device.ini.name, prev->second, device.name, source.trace_id,
-              tb.name));
-        }
-      }
-      config.sources.push_back(std::move(source));
-      // An unformatted buffer carries one source: OpenCSD uses the first.
-      if (!formatted) break;
-    }
-    if (buffer_cpus.size() == 1) info.cpu = buffer_cpus[0];
-    if (config.sources.size() > sources_before) {
-      if (config_format && *config_format != tb.format) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: buffers use different formats (%s and %s): one capture "
-            "holds one sink type",
-            trace.name, *config_format, tb.format));
-      }
-      config_format = tb.format;
-      if (tb.format == "coresight") {
-        config.sink = SinkForBufferName(tb.name);
-        config.formatted = true;
-      } else if (tb.format == "dstream_coresight") {
-        config.sink = "tpiu";
-        config.formatted = true;
-        config.has_fsyncs = true;
-      } else {
-        config.sink = "raw";
-        config.formatted = false;
-      }
-    }
-    manifest.buffers.push_back(std::move(info));
+absl::Status ManifestBuilder::AddBuffer(size_t b) {
+  const TraceBuffer& tb = layout_.buffers[b];
+  BufferInfo info;
+  info.id = static_cast<uint32_t>(b);
+  info.file = tb.file;
+  std::string buffer_path = JoinPath(dir_, tb.file);
+  if (!IsRegularFile(buffer_path, &info.size)) {
+    return absl::NotFoundError(
+        absl::StrFormat("%s: [%s] file=%s: no such file in %s", trace_.name,
+                        tb.section->name, tb.file, dir_));
   }
-  if (config.sources.empty()) {
+  // Sources of this buffer, in name order (as OpenCSD builds its tree).
+  std::vector<std::string> source_names;
+  for (const auto& [source, buffer_name] : layout_.source_buffer) {
+    if (buffer_name == tb.name) source_names.push_back(source);
+  }
+  const bool formatted = tb.format != "source_data";
+  trace_ids_.clear();
+  buffer_cpus_.clear();
+  const size_t sources_before = config_.sources.size();
+  for (const std::string& source_name : source_names) {
+    HWT_ASSIGN_OR_RETURN(bool added, AddSource(source_name, b, formatted));
+    // An unformatted buffer carries one source: OpenCSD uses the first.
+    if (added && !formatted) break;
+  }
+  if (buffer_cpus_.size() == 1) info.cpu = buffer_cpus_[0];
+  if (config_.sources.size() > sources_before) {
+    HWT_RETURN_IF_ERROR(SetSink(tb));
+  }
+  manifest_.buffers.push_back(std::move(info));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> ManifestBuilder::AddSource(const std::string& source_name,
+                                                size_t b, bool formatted) {
+  const Device* device = devices_.Find(source_name);
+  if (device == nullptr) {
+    const ini::Entry* e = layout_.source_buffer_entry.at(source_name);
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s:%d: [source_buffers] %s: no device named '%s' in the "
+        "snapshot's device list",
+        trace_.name, e->line, source_name, source_name));
+  }
+  std::string architecture = ArchitectureForSourceType(device->type);
+  if (architecture.empty()) return false;  // STM, ITM: not program flow
+  CoreSightSource source;
+  source.architecture = architecture;
+  source.buffer = static_cast<uint32_t>(b);
+  source.registers = device->registers;
+  std::string id_register = TraceIdRegister(architecture);
+  auto id = device->registers.find(id_register);
+  if (id == device->registers.end()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: [regs] %s missing: the trace ID of source '%s' (%s) is "
+        "unknown",
+        device->ini.name, id_register, device->name, device->type));
+  }
+  source.trace_id = static_cast<uint32_t>(id->second & 0x7f);
+  if (layout_.source_core.count(source_name) != 0) {
+    HWT_RETURN_IF_ERROR(AddCore(source_name, source));
+  } else if (architecture == "etmv4" || architecture == "ete") {
+    any_64bit_ = true;
+  }
+  if (formatted) {
+    auto [prev, inserted] = trace_ids_.emplace(source.trace_id, device->name);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: trace sources '%s' and '%s' both use trace ID 0x%x in "
+          "buffer '%s'",
+          device->ini.name, prev->second, device->name, source.trace_id,
+          layout_.buffers[b].name));
+    }
+  }
+  config_.sources.push_back(std::move(source));
+  return true;
+}
+
+absl::Status ManifestBuilder::AddCore(const std::string& source_name,
+                                      CoreSightSource& source) {
+  const std::string& core_name = layout_.source_core.at(source_name);
+  const Device* core = devices_.Find(core_name);
+  if (core == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: [core_trace_sources] %s=%s: no device named '%s' in the "
+        "snapshot's device list",
+        trace_.name, core_name, source_name, core_name));
+  }
+  CoreArchProfile profile = CoreArchProfileForName(core->type);
+  source.arch_version = profile.arch_version;
+  source.core_profile = profile.profile;
+  source.cpu = CpuNumberFromName(core->name);
+  if (source.cpu) buffer_cpus_.push_back(*source.cpu);
+  if (profile.arch_version != "v7" && profile.profile != "M") {
+    any_64bit_ = true;
+  }
+  for (const Dump& dump : core->dumps) {
+    auto key = std::make_tuple(dump.file, dump.address, dump.offset,
+                               dump.length, dump.space);
+    if (!seen_dumps_.insert(key).second) continue;
+    MemoryDump memory;
+    memory.file = dump.file;
+    memory.address = dump.address;
+    memory.file_offset = dump.offset;
+    memory.size = dump.length;
+    memory.space = dump.space;
+    manifest_.memory.push_back(std::move(memory));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ManifestBuilder::SetSink(const TraceBuffer& tb) {
+  if (config_format_ && *config_format_ != tb.format) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: buffers use different formats (%s and %s): one capture "
+        "holds one sink type",
+        trace_.name, *config_format_, tb.format));
+  }
+  config_format_ = tb.format;
+  if (tb.format == "coresight") {
+    config_.sink = SinkForBufferName(tb.name);
+    config_.formatted = true;
+  } else if (tb.format == "dstream_coresight") {
+    config_.sink = "tpiu";
+    config_.formatted = true;
+    config_.has_fsyncs = true;
+  } else {
+    config_.sink = "raw";
+    config_.formatted = false;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Manifest> ManifestBuilder::Finish(
+    const std::string& description) {
+  if (config_.sources.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: no ETM, PTM or ETE trace source feeds any buffer (only STM/ITM "
         "or unknown device types)",
-        trace.name));
+        trace_.name));
   }
-  manifest.cpu.arch = any_64bit ? "aarch64" : "arm";
-  manifest.cpu.vendor = "ARM";
-  manifest.coresight = std::move(config);
+  manifest_.backend = Backend::kCoreSight;
+  manifest_.mode = TraceMode::kCpu;
+  manifest_.recorder = "OpenCSD snapshot";
+  manifest_.command = description;
+  manifest_.cpu.arch = any_64bit_ ? "aarch64" : "arm";
+  manifest_.cpu.vendor = "ARM";
+  manifest_.coresight = std::move(config_);
+  return std::move(manifest_);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Capture>> OpenOpenCsdSnapshot(
+    const std::string& path, const InputOptions& options) {
+  HWT_ASSIGN_OR_RETURN(std::string dir, SnapshotDirectory(path));
+  HWT_ASSIGN_OR_RETURN(ini::File snapshot, ReadIni(dir, "snapshot.ini"));
+  HWT_ASSIGN_OR_RETURN(SnapshotIndex index, ReadSnapshotIndex(snapshot));
+  HWT_ASSIGN_OR_RETURN(DeviceSet devices, ReadDevices(dir, *index.device_list));
+  HWT_ASSIGN_OR_RETURN(ini::File trace, ReadIni(dir, index.trace_ini_name));
+  HWT_ASSIGN_OR_RETURN(TraceLayout layout, ReadTraceLayout(trace));
+  ManifestBuilder builder(dir, trace, devices, layout);
+  for (size_t b = 0; b < layout.buffers.size(); ++b) {
+    HWT_RETURN_IF_ERROR(builder.AddBuffer(b));
+  }
+  HWT_ASSIGN_OR_RETURN(Manifest manifest, builder.Finish(index.description));
   return std::make_unique<Capture>(InputKind::kOpenCsdSnapshot, path, dir,
                                    std::move(manifest), std::vector<Record>{},
                                    options, std::nullopt);

@@ -19,6 +19,8 @@
 
 namespace hwt {
 
+class ImageFileCache;  // decoders/memory_image.h
+
 // One decoded stream: a PT buffer, or one CoreSight trace ID.
 struct StreamInfo {
   uint32_t id = 0;          // index into TraceDecoder::streams()
@@ -76,6 +78,10 @@ struct DecoderOptions {
   // Trace bytes per parallel segment; 0 = chosen from the trace size and
   // the number of jobs (tests set it small to get many seams).
   size_t segment_bytes = 0;
+  // The image files, mapped once (decoders/memory_image.h), to share with
+  // other readers of the same run (block expansion, a second decoder); null:
+  // the decoder maps its own.
+  std::shared_ptr<ImageFileCache> files;
 };
 
 // Receives a decode in segments that are decoded in parallel: each segment's

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+
 namespace hwt {
 
 absl::StatusOr<const MappedFile*> ImageFileCache::Get(const std::string& path) {
@@ -23,14 +25,58 @@ absl::StatusOr<const MappedFile*> ImageFileCache::Get(const std::string& path) {
   return result;
 }
 
+absl::StatusOr<absl::Span<const uint8_t>> RegionFileBytes(
+    const capture::AddressSpaceTimeline& timeline, uint32_t region_index,
+    ImageFileCache& files) {
+  const auto& regions = timeline.regions();
+  if (region_index >= regions.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("no region ", region_index));
+  }
+  const capture::Region& region = regions[region_index];
+  const capture::Image& image = timeline.images()[region.image];
+  if (image.file.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("image ", image.recorded_path, " not found"));
+  }
+  absl::StatusOr<const MappedFile*> file = files.Get(image.file);
+  if (!file.ok()) return file.status();
+  const MappedFile& mapped = **file;
+  if (region.file_offset >= mapped.size()) return absl::Span<const uint8_t>();
+  return mapped.bytes().subspan(
+      region.file_offset,
+      std::min<uint64_t>(region.file_size, mapped.size() - region.file_offset));
+}
+
+SpaceMask SpaceMaskOf(capture::MemorySpace space) {
+  switch (space) {
+    case capture::MemorySpace::kAny:
+      return kSpaceAny;
+    case capture::MemorySpace::kEL1N:
+      return kSpaceEL1N;
+    case capture::MemorySpace::kEL1S:
+      return kSpaceEL1S;
+    case capture::MemorySpace::kEL2N:
+      return kSpaceEL2N;
+    case capture::MemorySpace::kEL2S:
+      return kSpaceEL2S;
+    case capture::MemorySpace::kEL3:
+      return kSpaceEL3;
+    case capture::MemorySpace::kNonSecure:
+      return kSpaceNonSecure;
+    case capture::MemorySpace::kSecure:
+      return kSpaceSecure;
+  }
+  return kSpaceAny;
+}
+
 MemoryImage::MemoryImage(const capture::AddressSpaceTimeline& timeline,
                          size_t buffer_index,
                          std::shared_ptr<ImageFileCache> files)
     : timeline_(timeline),
       buffer_index_(buffer_index),
       files_(files ? std::move(files) : std::make_shared<ImageFileCache>()),
-      region_files_(timeline.regions().size(), nullptr),
-      region_file_resolved_(timeline.regions().size(), false) {}
+      region_bytes_(timeline.regions().size()),
+      region_bytes_resolved_(timeline.regions().size(), false) {}
 
 bool MemoryImage::ApplyChangesUpTo(uint64_t position) {
   if (buffer_index_ >= timeline_.buffer_count()) {
@@ -64,25 +110,53 @@ bool MemoryImage::ApplyChangesUpTo(uint64_t position) {
 void MemoryImage::Rewind() {
   next_change_ = 0;
   next_position_ = 0;
-  if (!pieces_.empty()) ++generation_;
-  pieces_.clear();
+  const bool any =
+      std::any_of(layers_.begin(), layers_.end(),
+                  [](const Layer& l) { return !l.pieces.empty(); });
+  if (any) ++generation_;
+  layers_.clear();
   order_.clear();
+  last_found_.reset();
 }
 
-bool MemoryImage::Carve(uint64_t start, uint64_t end) {
-  std::vector<std::pair<uint64_t, Piece>> hit;
-  auto it = pieces_.upper_bound(start);
-  if (it != pieces_.begin()) --it;
-  for (; it != pieces_.end() && it->first < end; ++it) {
-    if (it->second.end <= start) continue;
-    hit.emplace_back(it->first, it->second);
+MemoryImage::Layer& MemoryImage::LayerFor(SpaceMask spaces) {
+  auto it = std::lower_bound(
+      layers_.begin(), layers_.end(), spaces,
+      [](const Layer& layer, SpaceMask s) { return layer.spaces < s; });
+  if (it == layers_.end() || it->spaces != spaces) {
+    it = layers_.insert(it, Layer{spaces, {}});
   }
-  for (const auto& [piece_start, piece] : hit) {
-    pieces_.erase(piece_start);
-    if (piece_start < start) pieces_[piece_start] = Piece{start, piece.region};
-    if (piece.end > end) pieces_[end] = Piece{piece.end, piece.region};
+  return *it;
+}
+
+bool MemoryImage::Carve(Layer& layer, uint64_t start, uint64_t end) {
+  std::vector<Piece> hit;
+  auto it = layer.pieces.upper_bound(start);
+  if (it != layer.pieces.begin()) --it;
+  for (; it != layer.pieces.end() && it->first < end; ++it) {
+    if (it->second.end <= start) continue;
+    hit.push_back(it->second);
+  }
+  for (const Piece& piece : hit) {
+    layer.pieces.erase(piece.start);
+    if (piece.start < start) {
+      layer.pieces[piece.start] = Piece{piece.start, start, piece.region};
+    }
+    if (piece.end > end)
+      layer.pieces[end] = Piece{end, piece.end, piece.region};
   }
   return !hit.empty();
+}
+
+bool MemoryImage::AnyPieceIn(uint64_t start, uint64_t end) const {
+  for (const Layer& layer : layers_) {
+    auto it = layer.pieces.lower_bound(start);
+    if (it != layer.pieces.end() && it->first < end) return true;
+    if (it != layer.pieces.begin() && std::prev(it)->second.end > start) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void MemoryImage::Map(uint32_t region) {
@@ -92,8 +166,12 @@ void MemoryImage::Map(uint32_t region) {
   if (std::find(order_.begin(), order_.end(), region) != order_.end()) {
     Unmap(region);
   }
-  if (Carve(r.start, r.end)) ++generation_;
-  pieces_[r.start] = Piece{r.end, region};
+  last_found_.reset();
+  // Code already visible there (in any space) may read differently now.
+  if (AnyPieceIn(r.start, r.end)) ++generation_;
+  Layer& layer = LayerFor(SpaceMaskOf(r.space));
+  Carve(layer, r.start, r.end);
+  layer.pieces[r.start] = Piece{r.start, r.end, region};
   order_.push_back(region);
 }
 
@@ -101,9 +179,11 @@ void MemoryImage::Unmap(uint32_t region) {
   auto pos = std::find(order_.begin(), order_.end(), region);
   if (pos == order_.end()) return;
   order_.erase(pos);
-  for (auto it = pieces_.begin(); it != pieces_.end();) {
+  last_found_.reset();
+  Layer& layer = LayerFor(SpaceMaskOf(timeline_.regions()[region].space));
+  for (auto it = layer.pieces.begin(); it != layer.pieces.end();) {
     if (it->second.region == region) {
-      it = pieces_.erase(it);
+      it = layer.pieces.erase(it);
     } else {
       ++it;
     }
@@ -118,60 +198,71 @@ void MemoryImage::ResetUser() {
   }
 }
 
-const MappedFile* MemoryImage::RegionFile(uint32_t region) const {
-  if (!region_file_resolved_[region]) {
-    region_file_resolved_[region] = true;
-    const capture::Image& image =
-        timeline_.images()[timeline_.regions()[region].image];
-    if (!image.file.empty()) {
-      auto file = files_->Get(image.file);
-      if (file.ok()) region_files_[region] = *file;
+std::optional<MemoryImage::Found> MemoryImage::Find(uint64_t address,
+                                                    SpaceMask spaces) const {
+  if (last_found_ && address >= last_found_->piece.start &&
+      address < last_found_->piece.end && (last_found_->spaces & spaces) != 0) {
+    return last_found_;
+  }
+  for (const Layer& layer : layers_) {
+    if ((layer.spaces & spaces) == 0) continue;
+    auto it = layer.pieces.upper_bound(address);
+    if (it == layer.pieces.begin()) continue;
+    --it;
+    if (address < it->second.end) {
+      last_found_ = Found{it->second, layer.spaces};
+      return last_found_;
     }
   }
-  return region_files_[region];
+  return std::nullopt;
 }
 
-size_t MemoryImage::Read(uint64_t address, uint8_t* out, size_t size) const {
+absl::Span<const uint8_t> MemoryImage::RegionBytes(uint32_t region) const {
+  if (!region_bytes_resolved_[region]) {
+    region_bytes_resolved_[region] = true;
+    auto bytes = RegionFileBytes(timeline_, region, *files_);
+    if (bytes.ok()) region_bytes_[region] = *bytes;
+  }
+  return region_bytes_[region];
+}
+
+size_t MemoryImage::Read(uint64_t address, uint8_t* out, size_t size,
+                         SpaceMask spaces, ReadExtent extent) const {
   size_t done = 0;
   while (done < size) {
-    auto it = pieces_.upper_bound(address);
-    if (it == pieces_.begin()) break;
-    --it;
-    if (address >= it->second.end) break;
-    const uint32_t region = it->second.region;
-    const capture::Region& r = timeline_.regions()[region];
-    const MappedFile* file = RegionFile(region);
-    if (file == nullptr) break;
-    const uint64_t want =
-        std::min<uint64_t>(size - done, it->second.end - address);
-    const uint64_t offset = address - r.start;
-    uint64_t copied = 0;
-    if (offset < r.file_size) {
-      const uint64_t file_pos = r.file_offset + offset;
-      if (file_pos >= file->size()) break;
-      copied = std::min<uint64_t>(
-          {want, r.file_size - offset, file->size() - file_pos});
-      std::memcpy(out + done, file->data() + file_pos, copied);
-      if (copied < want && offset + copied < r.file_size) {
-        // The file is shorter than its program header says.
-        done += copied;
-        break;
-      }
+    std::optional<Found> found = Find(address, spaces);
+    if (!found) break;
+    const Piece& piece = found->piece;
+    const capture::Region& region = timeline_.regions()[piece.region];
+    const absl::Span<const uint8_t> bytes = RegionBytes(piece.region);
+    const uint64_t want = std::min<uint64_t>(size - done, piece.end - address);
+    const uint64_t in_region = address - region.start;
+    // The file backs the start of the region; the rest is zero fill (.bss).
+    const uint64_t from_file =
+        in_region < bytes.size()
+            ? std::min<uint64_t>(want, bytes.size() - in_region)
+            : 0;
+    if (from_file > 0) {
+      std::memcpy(out + done, bytes.data() + in_region, from_file);
     }
-    // Beyond the file bytes of a region: zero fill (.bss-like).
-    std::memset(out + done + copied, 0, want - copied);
+    if (want > from_file && in_region + from_file < region.file_size) {
+      // The image file is missing or shorter than the region says: the
+      // bytes are unknown, not zeros.
+      return done + from_file;
+    }
+    std::memset(out + done + from_file, 0, want - from_file);
     done += want;
     address += want;
+    if (extent == ReadExtent::kOneRegion) break;
   }
   return done;
 }
 
-std::optional<uint32_t> MemoryImage::RegionAt(uint64_t address) const {
-  auto it = pieces_.upper_bound(address);
-  if (it == pieces_.begin()) return std::nullopt;
-  --it;
-  if (address >= it->second.end) return std::nullopt;
-  return it->second.region;
+std::optional<uint32_t> MemoryImage::RegionAt(uint64_t address,
+                                              SpaceMask spaces) const {
+  std::optional<Found> found = Find(address, spaces);
+  if (!found) return std::nullopt;
+  return found->piece.region;
 }
 
 }  // namespace hwt

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets (the `fuzz` preset: clang-19, ASan + UBSan) and
-# runs each for a bounded time, one at a time, then reports executions and
-# coverage per target. Exit status 1 if any target found a crash, a hang or a
+# runs each for a bounded time, two at a time (one per core of a 2-core CI
+# machine), then reports executions and coverage per target. Exit status 1 if any target found a crash, a hang or a
 # broken invariant (the input is saved under the work directory's
 # artifacts/TARGET/; reproduce with build/fuzz/fuzz/TARGET_fuzzer FILE).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 60 s, every target)
@@ -12,6 +12,7 @@
 #   HWT_CORPUS_DIR  the shared corpus (default ../shared/corpus); inputs from
 #                   it are copied into a temporary directory, never the repo
 #   HWT_FUZZ_ARGS   extra libFuzzer flags (e.g. -jobs=1 -workers=1)
+#   HWT_FUZZ_PARALLEL  targets run at the same time (default 2)
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -43,8 +44,9 @@ work=$(cd "$work" && pwd)
 shared=${HWT_CORPUS_DIR:-$root/../shared/corpus}
 testdata=$root/testdata
 dicts=$root/fuzz/dict
-failed=0
-report=""
+parallel=${HWT_FUZZ_PARALLEL:-2}
+results=$(mktemp -d "${TMPDIR:-/tmp}/hwt-fuzz-results.XXXXXX")
+trap 'rm -rf "$results"' EXIT
 
 # Copies up to `limit` bytes of each shared-corpus file matching the patterns
 # into $seeds (the corpus stays read-only and outside the repository).
@@ -61,7 +63,10 @@ copy_shared() {
   done
 }
 
-for t in $targets; do
+# Runs target $1 and writes its report line to $results/$1 (and "failed" to
+# $results/$1.failed on a finding).
+run_target() {
+  t=$1
   bin=build/fuzz/fuzz/${t}_fuzzer
   corpus=$work/corpus/$t
   artifacts=$work/artifacts/$t
@@ -127,21 +132,36 @@ for t in $targets; do
     77) status="skipped (no shared corpus)" ;;
     *)
       status="FAILED (exit $rc): $(ls -t "$artifacts" 2>/dev/null | head -1)"
-      failed=1
+      : >"$results/$t.failed"
       grep -m3 -E 'ERROR|invariant violated|SUMMARY' "$log" >&2 || true ;;
   esac
   line=$(printf '%-17s %5ss %10s execs %7s/s  cov %6s  ft %6s  corpus %5s  %s' \
     "$t" "$seconds" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
     "$units" "$status")
   echo "$line" >&2
-  report="$report$line
-"
+  echo "$line" >"$results/$t"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
     "$t" "$seconds" "${execs:-0}" "${cov:-0}" "${ft:-0}" "$units" "$status" \
     >>"$work/history.tsv"
+}
+
+# $parallel targets at a time; each is single-threaded.
+running=0
+for t in $targets; do
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then
+    wait
+    running=0
+  fi
 done
+wait
 
 echo
-echo "fuzz report ($seconds s per target; corpora in $work/corpus):"
-printf '%s' "$report"
+echo "fuzz report ($seconds s per target, $parallel at a time; corpora in $work/corpus):"
+failed=0
+for t in $targets; do
+  cat "$results/$t" 2>/dev/null || { echo "$t: no result"; failed=1; }
+  [ -e "$results/$t.failed" ] && failed=1
+done
 exit $failed

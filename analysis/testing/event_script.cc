@@ -88,205 +88,248 @@ uint64_t Option(const Line& line, const std::string& key, uint64_t def) {
   return it == line.options.end() ? def : it->second;
 }
 
-}  // namespace
+// Splits one line into words and key=value options ('#' starts a comment).
+absl::StatusOr<Line> TokenizeLine(absl::string_view raw, int number) {
+  const size_t hash = raw.find('#');
+  if (hash != absl::string_view::npos) raw = raw.substr(0, hash);
+  Line line;
+  line.number = number;
+  for (absl::string_view w :
+       absl::StrSplit(raw, absl::ByAnyChar(" \t\r"), absl::SkipEmpty())) {
+    const size_t eq = w.find('=');
+    if (eq == absl::string_view::npos) {
+      line.words.push_back(w);
+      continue;
+    }
+    std::optional<uint64_t> v = ParseNumber(w.substr(eq + 1));
+    if (!v) return LineError(line, absl::StrCat("bad option ", w));
+    line.options[std::string(w.substr(0, eq))] = *v;
+  }
+  return line;
+}
 
-absl::StatusOr<EventScript> ParseEventScript(std::string_view text) {
-  EventScript script;
-  uint32_t stream = 0;
-  std::map<uint32_t, uint64_t> stream_time;
+// Reads the script line by line: declarations (images, regions, functions,
+// code, options, streams) and events.
+class ScriptParser {
+ public:
+  absl::Status ParseLine(const Line& line);
+  EventScript Finish();
+
+ private:
+  // The declaration directives; false when `op` is not one.
+  absl::StatusOr<bool> ParseDeclaration(absl::string_view op, const Line& line);
+  absl::Status ParseRegion(const Line& line);
+  absl::Status ParseCode(const Line& line);
+  absl::Status ParseEvent(absl::string_view op, const Line& line);
+  void AddMapping(const Line& line, capture::AddressSpaceChange::Kind kind,
+                  uint32_t region);
+
   struct Mapping {
     size_t buffer;
     capture::AddressSpaceChange change;
   };
-  std::vector<Mapping> mappings;
-  size_t buffers = 1;
+
+  EventScript script_;
+  uint32_t stream_ = 0;
+  std::map<uint32_t, uint64_t> stream_time_;
+  std::vector<Mapping> mappings_;
+  size_t buffers_ = 1;
+};
+
+absl::Status ScriptParser::ParseLine(const Line& line) {
+  if (line.words.empty()) return absl::OkStatus();
+  const absl::string_view op = line.words[0];
+  HWT_ASSIGN_OR_RETURN(bool declaration, ParseDeclaration(op, line));
+  if (declaration) return absl::OkStatus();
+  return ParseEvent(op, line);
+}
+
+void ScriptParser::AddMapping(const Line& line,
+                              capture::AddressSpaceChange::Kind kind,
+                              uint32_t region) {
+  const size_t buffer = Option(line, "buffer", kAllBuffers);
+  if (buffer != kAllBuffers) buffers_ = std::max(buffers_, buffer + 1);
+  mappings_.push_back({buffer, {kind, Option(line, "at", 0), region}});
+}
+
+absl::Status ScriptParser::ParseRegion(const Line& line) {
+  capture::Region r;
+  auto image = Word(line, 1);
+  auto start = Word(line, 2);
+  auto end = Word(line, 3);
+  if (!image.ok()) return image.status();
+  if (!start.ok()) return start.status();
+  if (!end.ok()) return end.status();
+  if (*image >= script_.image_names.size()) {
+    return LineError(line, "no such image");
+  }
+  r.image = static_cast<uint32_t>(*image);
+  r.start = *start;
+  r.end = *end;
+  r.bias = Option(line, "bias", 0);
+  r.file_offset = Option(line, "offset", 0);
+  r.file_size = Option(line, "size", r.end - r.start);
+  const uint32_t index = script_.timeline.AddRegion(r);
+  AddMapping(line, capture::AddressSpaceChange::Kind::kMap, index);
+  return absl::OkStatus();
+}
+
+absl::Status ScriptParser::ParseCode(const Line& line) {
+  auto image = Word(line, 1);
+  auto vaddr = Word(line, 2);
+  if (!image.ok()) return image.status();
+  if (!vaddr.ok()) return vaddr.status();
+  ScriptCode code{static_cast<uint32_t>(*image), *vaddr, {}};
+  for (size_t i = 3; i < line.words.size(); ++i) {
+    const absl::string_view hex = line.words[i];
+    if (hex.size() % 2 != 0) return LineError(line, "odd hex digits");
+    for (size_t j = 0; j < hex.size(); j += 2) {
+      std::optional<uint64_t> byte =
+          ParseNumber(absl::StrCat("0x", hex.substr(j, 2)));
+      if (!byte) return LineError(line, absl::StrCat("bad hex ", hex));
+      code.bytes.push_back(static_cast<uint8_t>(*byte));
+    }
+  }
+  script_.code.push_back(std::move(code));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> ScriptParser::ParseDeclaration(absl::string_view op,
+                                                    const Line& line) {
+  if (op == "image") {
+    if (line.words.size() < 2) return LineError(line, "image needs a name");
+    capture::Image image;
+    image.recorded_path = std::string(line.words[1]);
+    image.kernel = line.words.size() > 2 && line.words[2] == "kernel";
+    script_.timeline.AddImage(image);
+    script_.image_names.push_back(image.recorded_path);
+  } else if (op == "region") {
+    HWT_RETURN_IF_ERROR(ParseRegion(line));
+  } else if (op == "unmap") {
+    auto region = Word(line, 1);
+    if (!region.ok()) return region.status();
+    AddMapping(line, capture::AddressSpaceChange::Kind::kUnmap,
+               static_cast<uint32_t>(*region));
+  } else if (op == "function") {
+    auto image = Word(line, 1);
+    auto start = Word(line, 2);
+    auto end = Word(line, 3);
+    if (!image.ok()) return image.status();
+    if (!start.ok()) return start.status();
+    if (!end.ok()) return end.status();
+    if (line.words.size() < 5) return LineError(line, "function needs a name");
+    script_.functions.push_back({static_cast<uint32_t>(*image), *start, *end,
+                                 std::string(line.words[4])});
+  } else if (op == "code") {
+    HWT_RETURN_IF_ERROR(ParseCode(line));
+  } else if (op == "option") {
+    if (line.words.size() != 2 || line.words[1] != "per_context") {
+      return LineError(line, "unknown option");
+    }
+    script_.options.per_context = true;
+  } else if (op == "stream") {
+    auto n = Word(line, 1);
+    if (!n.ok()) return n.status();
+    stream_ = static_cast<uint32_t>(*n);
+    buffers_ = std::max(buffers_, size_t{stream_} + 1);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+absl::Status ScriptParser::ParseEvent(absl::string_view op, const Line& line) {
+  ScriptEvent se;
+  se.stream = stream_;
+  Event& e = se.event;
+  e.offset = Option(line, "offset", static_cast<uint64_t>(line.number));
+  if (op == "end") {
+    se.end_of_stream = true;
+    script_.events.push_back(se);
+    return absl::OkStatus();
+  }
+  if (op == "timestamp") {
+    auto t = Word(line, 1);
+    if (!t.ok()) return t.status();
+    stream_time_[stream_] = *t;
+    e.kind = EventKind::kTimestamp;
+    e.value = *t;
+  } else if (op == "block") {
+    auto ip = Word(line, 1);
+    auto last = Word(line, 2);
+    auto ninsn = Word(line, 3);
+    if (!ip.ok()) return ip.status();
+    if (!last.ok()) return last.status();
+    if (!ninsn.ok()) return ninsn.status();
+    if (line.words.size() < 5) return LineError(line, "block needs a kind");
+    std::optional<BranchKind> kind = ParseBranchKind(line.words[4]);
+    if (!kind) return LineError(line, "unknown branch kind");
+    e.kind = EventKind::kBlock;
+    e.ip = *ip;
+    e.last_ip = *last;
+    e.ninsn = static_cast<uint32_t>(*ninsn);
+    e.branch = *kind;
+    e.next_ip = Option(line, "next", *last + 1);
+    e.region = static_cast<uint32_t>(Option(line, "region", 0));
+    e.isa = Isa::kX86_64;
+  } else if (op == "gap") {
+    if (line.words.size() < 2) return LineError(line, "gap needs a reason");
+    std::optional<GapReason> reason = ParseGapReason(line.words[1]);
+    if (!reason) return LineError(line, "unknown gap reason");
+    e.kind = EventKind::kGap;
+    e.reason = *reason;
+  } else if (op == "disabled" || op == "enabled" || op == "exception" ||
+             op == "exception-return") {
+    e.kind = op == "disabled"    ? EventKind::kDisabled
+             : op == "enabled"   ? EventKind::kEnabled
+             : op == "exception" ? EventKind::kException
+                                 : EventKind::kExceptionReturn;
+    if (line.words.size() > 1) {
+      auto ip = Word(line, 1);
+      if (!ip.ok()) return ip.status();
+      e.ip = *ip;
+    }
+    e.value = Option(line, "value", 0);
+  } else if (op == "paging" || op == "context") {
+    auto v = Word(line, 1);
+    if (!v.ok()) return v.status();
+    e.kind = op == "paging" ? EventKind::kPaging : EventKind::kContext;
+    e.value = *v;
+  } else if (op == "sync") {
+    e.kind = EventKind::kSync;
+  } else {
+    return LineError(line, absl::StrCat("unknown directive ", op));
+  }
+  e.time = Option(line, "time", stream_time_[stream_]);
+  script_.events.push_back(se);
+  return absl::OkStatus();
+}
+
+EventScript ScriptParser::Finish() {
+  script_.timeline.SetBufferCount(buffers_);
+  for (const Mapping& m : mappings_) {
+    if (m.buffer != kAllBuffers) {
+      script_.timeline.AddChange(m.buffer, m.change);
+      continue;
+    }
+    for (size_t b = 0; b < buffers_; ++b) {
+      script_.timeline.AddChange(b, m.change);
+    }
+  }
+  return std::move(script_);
+}
+
+}  // namespace
+
+absl::StatusOr<EventScript> ParseEventScript(std::string_view text) {
+  ScriptParser parser;
   int number = 0;
   for (absl::string_view raw :
        absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
-    ++number;
-    const size_t hash = raw.find('#');
-    if (hash != absl::string_view::npos) raw = raw.substr(0, hash);
-    Line line;
-    line.number = number;
-    for (absl::string_view w :
-         absl::StrSplit(raw, absl::ByAnyChar(" \t\r"), absl::SkipEmpty())) {
-      const size_t eq = w.find('=');
-      if (eq == absl::string_view::npos) {
-        line.words.push_back(w);
-        continue;
-      }
-      std::optional<uint64_t> v = ParseNumber(w.substr(eq + 1));
-      if (!v) return LineError(line, absl::StrCat("bad option ", w));
-      line.options[std::string(w.substr(0, eq))] = *v;
-    }
-    if (line.words.empty()) continue;
-    const absl::string_view op = line.words[0];
-
-    if (op == "image") {
-      if (line.words.size() < 2) return LineError(line, "image needs a name");
-      capture::Image image;
-      image.recorded_path = std::string(line.words[1]);
-      image.kernel = line.words.size() > 2 && line.words[2] == "kernel";
-      script.timeline.AddImage(image);
-      script.image_names.push_back(image.recorded_path);
-      continue;
-    }
-    if (op == "region") {
-      capture::Region r;
-      auto image = Word(line, 1);
-      auto start = Word(line, 2);
-      auto end = Word(line, 3);
-      if (!image.ok()) return image.status();
-      if (!start.ok()) return start.status();
-      if (!end.ok()) return end.status();
-      if (*image >= script.image_names.size()) {
-        return LineError(line, "no such image");
-      }
-      r.image = static_cast<uint32_t>(*image);
-      r.start = *start;
-      r.end = *end;
-      r.bias = Option(line, "bias", 0);
-      r.file_offset = Option(line, "offset", 0);
-      r.file_size = Option(line, "size", r.end - r.start);
-      const uint32_t index = script.timeline.AddRegion(r);
-      const size_t buffer = Option(line, "buffer", kAllBuffers);
-      if (buffer != kAllBuffers) buffers = std::max(buffers, buffer + 1);
-      mappings.push_back({buffer,
-                          {capture::AddressSpaceChange::Kind::kMap,
-                           Option(line, "at", 0), index}});
-      continue;
-    }
-    if (op == "unmap") {
-      auto region = Word(line, 1);
-      if (!region.ok()) return region.status();
-      const size_t buffer = Option(line, "buffer", kAllBuffers);
-      if (buffer != kAllBuffers) buffers = std::max(buffers, buffer + 1);
-      mappings.push_back(
-          {buffer,
-           {capture::AddressSpaceChange::Kind::kUnmap, Option(line, "at", 0),
-            static_cast<uint32_t>(*region)}});
-      continue;
-    }
-    if (op == "function") {
-      auto image = Word(line, 1);
-      auto start = Word(line, 2);
-      auto end = Word(line, 3);
-      if (!image.ok()) return image.status();
-      if (!start.ok()) return start.status();
-      if (!end.ok()) return end.status();
-      if (line.words.size() < 5)
-        return LineError(line, "function needs a name");
-      script.functions.push_back({static_cast<uint32_t>(*image), *start, *end,
-                                  std::string(line.words[4])});
-      continue;
-    }
-    if (op == "code") {
-      auto image = Word(line, 1);
-      auto vaddr = Word(line, 2);
-      if (!image.ok()) return image.status();
-      if (!vaddr.ok()) return vaddr.status();
-      ScriptCode code{static_cast<uint32_t>(*image), *vaddr, {}};
-      for (size_t i = 3; i < line.words.size(); ++i) {
-        const absl::string_view hex = line.words[i];
-        if (hex.size() % 2 != 0) return LineError(line, "odd hex digits");
-        for (size_t j = 0; j < hex.size(); j += 2) {
-          std::optional<uint64_t> byte =
-              ParseNumber(absl::StrCat("0x", hex.substr(j, 2)));
-          if (!byte) return LineError(line, absl::StrCat("bad hex ", hex));
-          code.bytes.push_back(static_cast<uint8_t>(*byte));
-        }
-      }
-      script.code.push_back(std::move(code));
-      continue;
-    }
-    if (op == "option") {
-      if (line.words.size() == 2 && line.words[1] == "per_context") {
-        script.options.per_context = true;
-        continue;
-      }
-      return LineError(line, "unknown option");
-    }
-    if (op == "stream") {
-      auto n = Word(line, 1);
-      if (!n.ok()) return n.status();
-      stream = static_cast<uint32_t>(*n);
-      buffers = std::max(buffers, size_t{stream} + 1);
-      continue;
-    }
-
-    ScriptEvent se;
-    se.stream = stream;
-    Event& e = se.event;
-    e.offset = Option(line, "offset", static_cast<uint64_t>(number));
-    if (op == "end") {
-      se.end_of_stream = true;
-      script.events.push_back(se);
-      continue;
-    }
-    if (op == "timestamp") {
-      auto t = Word(line, 1);
-      if (!t.ok()) return t.status();
-      stream_time[stream] = *t;
-      e.kind = EventKind::kTimestamp;
-      e.value = *t;
-    } else if (op == "block") {
-      auto ip = Word(line, 1);
-      auto last = Word(line, 2);
-      auto ninsn = Word(line, 3);
-      if (!ip.ok()) return ip.status();
-      if (!last.ok()) return last.status();
-      if (!ninsn.ok()) return ninsn.status();
-      if (line.words.size() < 5) return LineError(line, "block needs a kind");
-      std::optional<BranchKind> kind = ParseBranchKind(line.words[4]);
-      if (!kind) return LineError(line, "unknown branch kind");
-      e.kind = EventKind::kBlock;
-      e.ip = *ip;
-      e.last_ip = *last;
-      e.ninsn = static_cast<uint32_t>(*ninsn);
-      e.branch = *kind;
-      e.next_ip = Option(line, "next", *last + 1);
-      e.region = static_cast<uint32_t>(Option(line, "region", 0));
-      e.isa = Isa::kX86_64;
-    } else if (op == "gap") {
-      if (line.words.size() < 2) return LineError(line, "gap needs a reason");
-      std::optional<GapReason> reason = ParseGapReason(line.words[1]);
-      if (!reason) return LineError(line, "unknown gap reason");
-      e.kind = EventKind::kGap;
-      e.reason = *reason;
-    } else if (op == "disabled" || op == "enabled" || op == "exception" ||
-               op == "exception-return") {
-      e.kind = op == "disabled"    ? EventKind::kDisabled
-               : op == "enabled"   ? EventKind::kEnabled
-               : op == "exception" ? EventKind::kException
-                                   : EventKind::kExceptionReturn;
-      if (line.words.size() > 1) {
-        auto ip = Word(line, 1);
-        if (!ip.ok()) return ip.status();
-        e.ip = *ip;
-      }
-      e.value = Option(line, "value", 0);
-    } else if (op == "paging" || op == "context") {
-      auto v = Word(line, 1);
-      if (!v.ok()) return v.status();
-      e.kind = op == "paging" ? EventKind::kPaging : EventKind::kContext;
-      e.value = *v;
-    } else if (op == "sync") {
-      e.kind = EventKind::kSync;
-    } else {
-      return LineError(line, absl::StrCat("unknown directive ", op));
-    }
-    e.time = Option(line, "time", stream_time[stream]);
-    script.events.push_back(se);
+    HWT_ASSIGN_OR_RETURN(Line line, TokenizeLine(raw, ++number));
+    HWT_RETURN_IF_ERROR(parser.ParseLine(line));
   }
-  script.timeline.SetBufferCount(buffers);
-  for (const Mapping& m : mappings) {
-    if (m.buffer != kAllBuffers) {
-      script.timeline.AddChange(m.buffer, m.change);
-      continue;
-    }
-    for (size_t b = 0; b < buffers; ++b) script.timeline.AddChange(b, m.change);
-  }
-  return script;
+  return parser.Finish();
 }
 
 absl::StatusOr<EventScript> ReadEventScript(const std::string& path) {

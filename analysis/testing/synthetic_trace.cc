@@ -95,6 +95,16 @@ class Generator {
                  BranchKind kind);
   void EmitDisabledEnabled(GenThread& t, GenStream& s, uint64_t resume);
   void Step(GenThread& t, GenStream& s);
+  // The kind of branch that ends the block at `ip` (an Action).
+  int ChooseAction(const GenThread& t, uint64_t next, uint64_t hi);
+  // The block of [ip, ip + 4n) that ends in a system call; traced kernel
+  // blocks or a disabled/enabled pair follow.
+  void StepSyscall(GenThread& t, GenStream& s, uint64_t ip, uint32_t n,
+                   uint64_t next);
+  // A jump into another function's body; returns the target.
+  uint64_t StepJumpOut(GenThread& t, GenStream& s, uint64_t ip, uint32_t n);
+  // A block, then a gap that loses the stack; returns where trace resumes.
+  uint64_t StepGap(GenThread& t, GenStream& s, uint64_t ip, uint32_t n);
 
   // --- the reference model ---
   void RefBlock(GenThread& t, GenStream& s, uint64_t ip, uint32_t n,
@@ -264,6 +274,113 @@ void Generator::EmitDisabledEnabled(GenThread& t, GenStream& s,
   Emit(s, t.stream, on);
 }
 
+enum Action {
+  kCall,
+  kReturn,
+  kJumpIn,
+  kFall,
+  kTail,
+  kSyscall,
+  kUntracedCall,
+  kLongjmp,
+  kJumpOut,
+  kBogusReturn,
+  kGap,
+  kActions
+};
+
+int Generator::ChooseAction(const GenThread& t, uint64_t next, uint64_t hi) {
+  double weights[kActions] = {};
+  weights[kCall] = t.rs.size() < 12 ? 20 : 0;
+  weights[kReturn] = t.rs.empty() ? 2 : 20;
+  weights[kJumpIn] = 14;
+  weights[kFall] = next < hi ? 12 : 0;
+  weights[kTail] = 4;
+  weights[kSyscall] = next < hi ? 3 : 0;
+  weights[kUntracedCall] = next < hi ? 2 : 0;
+  weights[kLongjmp] = t.rs.size() >= 2 ? 2 : 0;
+  weights[kJumpOut] = 3;
+  weights[kBogusReturn] = 1;
+  weights[kGap] = options_.gaps ? 0.4 : 0;
+  return std::discrete_distribution<int>(std::begin(weights),
+                                         std::end(weights))(rng_);
+}
+
+void Generator::StepSyscall(GenThread& t, GenStream& s, uint64_t ip, uint32_t n,
+                            uint64_t next) {
+  EmitBlock(t, s, ip, n, BranchKind::kFarCall);
+  if (options_.kernel && Chance(0.3)) {
+    // The kernel is traced: handler, a call inside it, far return.
+    const uint64_t entry = fns_[syscall_entry_].start;
+    t.pc = entry;
+    EmitBlock(t, s, entry, 3, BranchKind::kCall);
+    EmitBlock(t, s, fns_[sys_work_].start, 2, BranchKind::kReturn);
+    EmitBlock(t, s, entry + 12, 2, BranchKind::kFarReturn);
+  } else {
+    EmitDisabledEnabled(t, s, next);
+  }
+}
+
+uint64_t Generator::StepJumpOut(GenThread& t, GenStream& s, uint64_t ip,
+                                uint32_t n) {
+  // Mostly into a function that has a frame on the stack (longjmp's jmp
+  // back into setjmp's caller: unwinds), else any function (a tail call
+  // unless it happens to be on the stack), code without a symbol, or a
+  // function's entry (a tail call even when the function is on the stack).
+  static constexpr BranchKind kKinds[] = {
+      BranchKind::kJump, BranchKind::kCondTaken, BranchKind::kJumpIndirect};
+  const BranchKind kind = kKinds[Rand(3)];
+  const uint64_t r = Rand(100);
+  std::vector<size_t> frames;  // stack frames of symbol functions
+  for (size_t i = 0; i < t.ref.stack.size(); ++i) {
+    for (const Fn& f : fns_) {
+      if (f.name == t.ref.stack[i].name && f.plt_target < 0) {
+        frames.push_back(i);
+        break;
+      }
+    }
+  }
+  uint64_t target;
+  if (r < 55 && !frames.empty()) {
+    const size_t i = frames[Rand(frames.size())];
+    const Fn* fn = nullptr;
+    for (const Fn& f : fns_) {
+      if (f.name == t.ref.stack[i].name) fn = &f;
+    }
+    target = fn->start + 4 * (1 + Rand((fn->end - fn->start) / 4 - 1));
+    // The generator's own notion of where returns go follows: frame i
+    // (i > 0) returns to rs[i - 1] when the two agree.
+    if (t.rs.size() > i) t.rs.resize(i);
+  } else if (r < 80) {
+    const Fn& fn = fns_[plain_[Rand(plain_.size())]];
+    target = fn.start + 4 * (1 + Rand((fn.end - fn.start) / 4 - 1));
+  } else if (r < 90) {
+    target = nosym_start_ + 4 * Rand((nosym_end_ - nosym_start_) / 4);
+  } else {
+    target = fns_[app_[Rand(app_.size())]].start;
+  }
+  EmitBlock(t, s, ip, n, kind);
+  return target;
+}
+
+uint64_t Generator::StepGap(GenThread& t, GenStream& s, uint64_t ip,
+                            uint32_t n) {
+  EmitBlock(t, s, ip, n, BranchKind::kNone);
+  static constexpr GapReason kReasons[] = {
+      GapReason::kOverflow, GapReason::kDecodeError, GapReason::kLostData};
+  Event gap;
+  gap.kind = EventKind::kGap;
+  gap.reason = kReasons[Rand(3)];
+  Emit(s, t.stream, gap);
+  ++out_.expected.gaps;
+  t.ref.stack.clear();
+  t.ref.disabled = false;
+  s.pending = false;
+  const uint64_t target = RandomAddressIn(fns_[plain_[Rand(plain_.size())]]);
+  t.rs.clear();
+  return target;
+}
+
 void Generator::Step(GenThread& t, GenStream& s) {
   const uint64_t ip = t.pc;
   const int fn = FunctionOf(ip);
@@ -278,35 +395,7 @@ void Generator::Step(GenThread& t, GenStream& s) {
       1 + static_cast<uint32_t>(Rand(std::min<uint64_t>(6, (hi - ip) / 4)));
   const uint64_t last = ip + 4 * (n - 1);
   const uint64_t next = last + 4;
-
-  enum Action {
-    kCall,
-    kReturn,
-    kJumpIn,
-    kFall,
-    kTail,
-    kSyscall,
-    kUntracedCall,
-    kLongjmp,
-    kJumpOut,
-    kBogusReturn,
-    kGap,
-    kActions
-  };
-  double weights[kActions] = {};
-  weights[kCall] = t.rs.size() < 12 ? 20 : 0;
-  weights[kReturn] = t.rs.empty() ? 2 : 20;
-  weights[kJumpIn] = 14;
-  weights[kFall] = next < hi ? 12 : 0;
-  weights[kTail] = 4;
-  weights[kSyscall] = next < hi ? 3 : 0;
-  weights[kUntracedCall] = next < hi ? 2 : 0;
-  weights[kLongjmp] = t.rs.size() >= 2 ? 2 : 0;
-  weights[kJumpOut] = 3;
-  weights[kBogusReturn] = 1;
-  weights[kGap] = options_.gaps ? 0.4 : 0;
-  const int action = std::discrete_distribution<int>(std::begin(weights),
-                                                     std::end(weights))(rng_);
+  const int action = ChooseAction(t, next, hi);
 
   uint64_t target = next;
   bool may_interrupt = true;
@@ -345,18 +434,8 @@ void Generator::Step(GenThread& t, GenStream& s) {
                 Chance(0.5) ? BranchKind::kJump : BranchKind::kJumpIndirect);
       break;
     case kSyscall:
-      EmitBlock(t, s, ip, n, BranchKind::kFarCall);
+      StepSyscall(t, s, ip, n, next);
       may_interrupt = false;
-      if (options_.kernel && Chance(0.3)) {
-        // The kernel is traced: handler, a call inside it, far return.
-        const uint64_t entry = fns_[syscall_entry_].start;
-        t.pc = entry;
-        EmitBlock(t, s, entry, 3, BranchKind::kCall);
-        EmitBlock(t, s, fns_[sys_work_].start, 2, BranchKind::kReturn);
-        EmitBlock(t, s, entry + 12, 2, BranchKind::kFarReturn);
-      } else {
-        EmitDisabledEnabled(t, s, next);
-      }
       break;
     case kUntracedCall:
       EmitBlock(t, s, ip, n, BranchKind::kCall);
@@ -370,68 +449,18 @@ void Generator::Step(GenThread& t, GenStream& s) {
       EmitBlock(t, s, ip, n, BranchKind::kReturn);
       break;
     }
-    case kJumpOut: {
-      // A jump into another function's body: mostly one that has a frame on
-      // the stack (longjmp's jmp back into setjmp's caller: unwinds), else
-      // any function (a tail call unless it happens to be on the stack),
-      // code without a symbol, or a function's entry (a tail call even when
-      // the function is on the stack).
-      static constexpr BranchKind kKinds[] = {
-          BranchKind::kJump, BranchKind::kCondTaken, BranchKind::kJumpIndirect};
-      const BranchKind kind = kKinds[Rand(3)];
-      const uint64_t r = Rand(100);
-      std::vector<size_t> frames;  // stack frames of symbol functions
-      for (size_t i = 0; i < t.ref.stack.size(); ++i) {
-        for (const Fn& f : fns_) {
-          if (f.name == t.ref.stack[i].name && f.plt_target < 0) {
-            frames.push_back(i);
-            break;
-          }
-        }
-      }
-      if (r < 55 && !frames.empty()) {
-        const size_t i = frames[Rand(frames.size())];
-        const Fn* fn = nullptr;
-        for (const Fn& f : fns_) {
-          if (f.name == t.ref.stack[i].name) fn = &f;
-        }
-        target = fn->start + 4 * (1 + Rand((fn->end - fn->start) / 4 - 1));
-        // The generator's own notion of where returns go follows: frame i
-        // (i > 0) returns to rs[i - 1] when the two agree.
-        if (t.rs.size() > i) t.rs.resize(i);
-      } else if (r < 80) {
-        const Fn& fn = fns_[plain_[Rand(plain_.size())]];
-        target = fn.start + 4 * (1 + Rand((fn.end - fn.start) / 4 - 1));
-      } else if (r < 90) {
-        target = nosym_start_ + 4 * Rand((nosym_end_ - nosym_start_) / 4);
-      } else {
-        target = fns_[app_[Rand(app_.size())]].start;
-      }
-      EmitBlock(t, s, ip, n, kind);
+    case kJumpOut:
+      target = StepJumpOut(t, s, ip, n);
       break;
-    }
     case kBogusReturn:
       target = RandomAddressIn(fns_[plain_[Rand(plain_.size())]]);
       if (!t.rs.empty()) t.rs.pop_back();
       EmitBlock(t, s, ip, n, BranchKind::kReturn);
       break;
-    case kGap: {
-      EmitBlock(t, s, ip, n, BranchKind::kNone);
-      static constexpr GapReason kReasons[] = {
-          GapReason::kOverflow, GapReason::kDecodeError, GapReason::kLostData};
-      Event gap;
-      gap.kind = EventKind::kGap;
-      gap.reason = kReasons[Rand(3)];
-      Emit(s, t.stream, gap);
-      ++out_.expected.gaps;
-      t.ref.stack.clear();
-      t.ref.disabled = false;
-      s.pending = false;
-      target = RandomAddressIn(fns_[plain_[Rand(plain_.size())]]);
-      t.rs.clear();
+    case kGap:
+      target = StepGap(t, s, ip, n);
       may_interrupt = false;
       break;
-    }
   }
   if (may_interrupt && Chance(0.02)) {
     // An interrupt before the target's first instruction, handler untraced.

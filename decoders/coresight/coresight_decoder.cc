@@ -60,6 +60,28 @@ class CoreSightDecoder : public TraceDecoder {
                      const CoreSightSource* source, bool configured);
   absl::Status PlanBuffer(size_t b,
                           const std::vector<SourceDecoderConfig>& configs);
+  // An unformatted buffer: the one source that wrote it.
+  absl::Status PlanUnformattedBuffer(
+      size_t b, const std::vector<SourceDecoderConfig>& configs,
+      const std::vector<size_t>& candidates, BufferPlan& plan);
+  // Formatted trace: the candidate sources by trace ID (valid, unique).
+  absl::StatusOr<std::map<uint8_t, size_t>> SourcesById(
+      size_t b, const std::vector<SourceDecoderConfig>& configs,
+      const std::vector<size_t>& candidates) const;
+  // Scans the buffer's frames (which IDs, how many bytes each) and cuts the
+  // chunks to whole frames into plan.chunks.
+  absl::Status ScanFrames(size_t b, const std::vector<BufferChunk>& chunks,
+                          BufferPlan& plan, FrameScanResult& scan,
+                          std::vector<FrameScanResult::Error>& truncated);
+  // A stream per trace ID found in the frames (an error for the IDs no
+  // source is configured for), or per configured source when none is found.
+  void PlanStreams(size_t b, const std::vector<SourceDecoderConfig>& configs,
+                   const std::map<uint8_t, size_t>& source_by_id,
+                   const FrameScanResult& scan, BufferPlan& plan);
+  // Frame-level problems, on the buffer's first stream.
+  void ReportFrameErrors(size_t b, const FrameScanResult& scan,
+                         const std::vector<FrameScanResult::Error>& truncated,
+                         const BufferPlan& plan);
   absl::Status RunAll(RunMode mode, EventSink* events, PacketSink* packets);
 
   const capture::Capture& capture_;
@@ -70,7 +92,7 @@ class CoreSightDecoder : public TraceDecoder {
   std::vector<StreamStats> initial_stats_;  // from the scan, before decoding
   std::vector<StreamStats> stats_;
   std::vector<BufferPlan> plans_;
-  std::unique_ptr<ImageFiles> images_;
+  std::shared_ptr<ImageFileCache> files_;
 };
 
 bool SourceFeedsBuffer(const CoreSightSource& s, size_t b) {
@@ -122,68 +144,58 @@ uint32_t CoreSightDecoder::AddStream(size_t buffer, uint32_t trace_id,
   return streams_.back().id;
 }
 
-absl::Status CoreSightDecoder::PlanBuffer(
-    size_t b, const std::vector<SourceDecoderConfig>& configs) {
-  const capture::Manifest& manifest = capture_.manifest();
-  const capture::CoreSightConfig& cs = *manifest.coresight;
-  const BufferInfo& buffer = manifest.buffers[b];
-  BufferPlan plan;
-  plan.buffer_index = b;
-  plan.formatted = cs.formatted;
-
-  std::vector<size_t> candidates;
-  for (size_t i = 0; i < cs.sources.size(); ++i) {
-    if (SourceFeedsBuffer(cs.sources[i], b)) candidates.push_back(i);
-  }
-  std::vector<BufferChunk> chunks = capture_.BufferChunks(b);
-
-  if (!cs.formatted) {
-    // One source wrote this buffer: find which.
-    std::optional<size_t> chosen;
-    bool explicit_buffer = false;
-    for (size_t i : candidates) {
-      if (cs.sources[i].buffer.has_value()) {
-        chosen = i;
-        explicit_buffer = true;
-        break;
-      }
+absl::Status CoreSightDecoder::PlanUnformattedBuffer(
+    size_t b, const std::vector<SourceDecoderConfig>& configs,
+    const std::vector<size_t>& candidates, BufferPlan& plan) {
+  const capture::CoreSightConfig& cs = *capture_.manifest().coresight;
+  const BufferInfo& buffer = capture_.manifest().buffers[b];
+  std::optional<size_t> chosen;
+  bool explicit_buffer = false;
+  for (size_t i : candidates) {
+    if (cs.sources[i].buffer.has_value()) {
+      chosen = i;
+      explicit_buffer = true;
+      break;
     }
-    if (!explicit_buffer) {
-      if (candidates.size() == 1) {
-        chosen = candidates[0];
-      } else {
-        for (size_t i : candidates) {
-          const CoreSightSource& s = cs.sources[i];
-          if ((buffer.cpu && s.cpu == buffer.cpu) ||
-              (buffer.thread && s.thread == buffer.thread) ||
-              (!buffer.cpu && !buffer.thread && s.trace_id == buffer.id + 1)) {
-            chosen = i;
-            break;
-          }
+  }
+  if (!explicit_buffer) {
+    if (candidates.size() == 1) {
+      chosen = candidates[0];
+    } else {
+      for (size_t i : candidates) {
+        const CoreSightSource& s = cs.sources[i];
+        if ((buffer.cpu && s.cpu == buffer.cpu) ||
+            (buffer.thread && s.thread == buffer.thread) ||
+            (!buffer.cpu && !buffer.thread && s.trace_id == buffer.id + 1)) {
+          chosen = i;
+          break;
         }
       }
     }
-    if (!chosen) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: unformatted CoreSight buffer %u (%s) holds one source's trace, "
-          "but none of the %u sources names it as its buffer or matches its "
-          "cpu/thread/id",
-          capture_.source_path(), b, buffer.file, candidates.size()));
-    }
-    const CoreSightSource& s = cs.sources[*chosen];
-    PlannedSource planned;
-    planned.config = configs[*chosen];
-    planned.stream = AddStream(b, s.trace_id, &s, true);
-    StreamStats& stats = initial_stats_[planned.stream];
-    for (const BufferChunk& chunk : chunks) stats.trace_bytes += chunk.size;
-    plan.sources.push_back(std::move(planned));
-    plan.alignment = 1;
-    plan.chunks = std::move(chunks);
-    plans_.push_back(std::move(plan));
-    return absl::OkStatus();
   }
+  if (!chosen) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: unformatted CoreSight buffer %u (%s) holds one source's trace, "
+        "but none of the %u sources names it as its buffer or matches its "
+        "cpu/thread/id",
+        capture_.source_path(), b, buffer.file, candidates.size()));
+  }
+  const CoreSightSource& s = cs.sources[*chosen];
+  std::vector<BufferChunk> chunks = capture_.BufferChunks(b);
+  PlannedSource planned;
+  planned.config = configs[*chosen];
+  planned.stream = AddStream(b, s.trace_id, &s, true);
+  StreamStats& stats = initial_stats_[planned.stream];
+  for (const BufferChunk& chunk : chunks) stats.trace_bytes += chunk.size;
+  plan.sources.push_back(std::move(planned));
+  plan.alignment = 1;
+  plan.chunks = std::move(chunks);
+  return absl::OkStatus();
+}
 
-  // Formatted: sources by trace ID, which must be valid and unique.
+absl::StatusOr<std::map<uint8_t, size_t>> CoreSightDecoder::SourcesById(
+    size_t b, const std::vector<SourceDecoderConfig>& configs,
+    const std::vector<size_t>& candidates) const {
   std::map<uint8_t, size_t> source_by_id;
   for (size_t i : candidates) {
     uint8_t id = configs[i].trace_id;
@@ -200,14 +212,15 @@ absl::Status CoreSightDecoder::PlanBuffer(
           configs[it->second].description, configs[i].description, id, b));
     }
   }
-  plan.deformatter_flags = DeformatterFlags(cs);
+  return source_by_id;
+}
+
+absl::Status CoreSightDecoder::ScanFrames(
+    size_t b, const std::vector<BufferChunk>& chunks, BufferPlan& plan,
+    FrameScanResult& scan, std::vector<FrameScanResult::Error>& truncated) {
   FrameScanner scanner(plan.deformatter_flags);
   plan.alignment = scanner.alignment();
-
-  // Scan the frames: which IDs, how many bytes each.
   HWT_ASSIGN_OR_RETURN(MappedFile file, capture_.MapBuffer(b));
-  FrameScanResult scan;
-  std::vector<FrameScanResult::Error> truncated;
   uint64_t previous_end = 0;
   bool first = true;
   for (BufferChunk chunk : chunks) {
@@ -237,7 +250,14 @@ absl::Status CoreSightDecoder::PlanBuffer(
     scanner.Scan({file.data() + chunk.offset, chunk.size}, chunk.offset, &scan);
     plan.chunks.push_back(chunk);
   }
+  return absl::OkStatus();
+}
 
+void CoreSightDecoder::PlanStreams(
+    size_t b, const std::vector<SourceDecoderConfig>& configs,
+    const std::map<uint8_t, size_t>& source_by_id, const FrameScanResult& scan,
+    BufferPlan& plan) {
+  const capture::CoreSightConfig& cs = *capture_.manifest().coresight;
   std::vector<std::string> configured_ids;
   for (const auto& [id, i] : source_by_id) {
     configured_ids.push_back(absl::StrFormat("0x%x", id));
@@ -277,7 +297,12 @@ absl::Status CoreSightDecoder::PlanBuffer(
       plan.sources.push_back(std::move(planned));
     }
   }
-  // Frame-level problems go to the buffer's first stream.
+}
+
+void CoreSightDecoder::ReportFrameErrors(
+    size_t b, const FrameScanResult& scan,
+    const std::vector<FrameScanResult::Error>& truncated,
+    const BufferPlan& plan) {
   std::vector<FrameScanResult::Error> frame_errors = scan.errors;
   frame_errors.insert(frame_errors.end(), truncated.begin(), truncated.end());
   if (scan.unsynced_bytes > 0) {
@@ -288,25 +313,45 @@ absl::Status CoreSightDecoder::PlanBuffer(
                          "(FSYNC) cannot be unpacked",
                          scan.unsynced_bytes)});
   }
-  if (!frame_errors.empty()) {
-    uint32_t stream;
-    if (!plan.sources.empty()) {
-      stream = plan.sources.front().stream;
-    } else {
-      // Not even a configured source: report on a stream of its own.
-      stream = AddStream(b, 0, nullptr, false);
-    }
-    for (const auto& e : frame_errors) {
-      StreamStats& stats = initial_stats_[stream];
-      stats.trace_bytes += e.bytes;
-      DecodeErrorInfo error;
-      error.offset = e.offset;
-      error.bytes_lost = e.bytes;
-      error.reason = GapReason::kDecodeError;
-      error.message = e.message;
-      stats.AddError(std::move(error));
-    }
+  if (frame_errors.empty()) return;
+  // Not even a configured source: report on a stream of its own.
+  const uint32_t stream = plan.sources.empty() ? AddStream(b, 0, nullptr, false)
+                                               : plan.sources.front().stream;
+  for (const auto& e : frame_errors) {
+    StreamStats& stats = initial_stats_[stream];
+    stats.trace_bytes += e.bytes;
+    DecodeErrorInfo error;
+    error.offset = e.offset;
+    error.bytes_lost = e.bytes;
+    error.reason = GapReason::kDecodeError;
+    error.message = e.message;
+    stats.AddError(std::move(error));
   }
+}
+
+absl::Status CoreSightDecoder::PlanBuffer(
+    size_t b, const std::vector<SourceDecoderConfig>& configs) {
+  const capture::CoreSightConfig& cs = *capture_.manifest().coresight;
+  BufferPlan plan;
+  plan.buffer_index = b;
+  plan.formatted = cs.formatted;
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < cs.sources.size(); ++i) {
+    if (SourceFeedsBuffer(cs.sources[i], b)) candidates.push_back(i);
+  }
+  if (!cs.formatted) {
+    HWT_RETURN_IF_ERROR(PlanUnformattedBuffer(b, configs, candidates, plan));
+    plans_.push_back(std::move(plan));
+    return absl::OkStatus();
+  }
+  HWT_ASSIGN_OR_RETURN(auto source_by_id, SourcesById(b, configs, candidates));
+  plan.deformatter_flags = DeformatterFlags(cs);
+  FrameScanResult scan;
+  std::vector<FrameScanResult::Error> truncated;
+  HWT_RETURN_IF_ERROR(
+      ScanFrames(b, capture_.BufferChunks(b), plan, scan, truncated));
+  PlanStreams(b, configs, source_by_id, scan, plan);
+  ReportFrameErrors(b, scan, truncated, plan);
   plans_.push_back(std::move(plan));
   return absl::OkStatus();
 }
@@ -339,7 +384,7 @@ absl::Status CoreSightDecoder::Plan() {
   for (size_t b = 0; b < manifest.buffers.size(); ++b) {
     HWT_RETURN_IF_ERROR(PlanBuffer(b, configs));
   }
-  images_ = std::make_unique<ImageFiles>(ImageFiles::Open(timeline_));
+  files_ = options_.files ? options_.files : std::make_shared<ImageFileCache>();
   stats_ = initial_stats_;
   return absl::OkStatus();
 }
@@ -351,7 +396,7 @@ absl::Status CoreSightDecoder::RunAll(RunMode mode, EventSink* events,
   RunContext ctx;
   ctx.capture = &capture_;
   ctx.timeline = &timeline_;
-  ctx.images = images_.get();
+  ctx.files = files_;
   ctx.stats = &stats_;
   ctx.sink_mutex = &sink_mutex;
   ctx.batch_events = std::max<size_t>(1, cs_options_.batch_events);

@@ -6,11 +6,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "decoders/coresight/coresight_decoder.h"
 #include "decoders/coresight/instr_range.h"
+#include "decoders/coresight/ocsd_names.h"
 
 namespace hwt::coresight {
 
@@ -45,91 +47,22 @@ std::mutex& EtePrinterMutex() {
   return *mutex;
 }
 
-const char* ProtocolName(ocsd_trace_protocol_t protocol) {
-  switch (protocol) {
-    case OCSD_PROTOCOL_ETMV3:
-      return "ETMv3";
-    case OCSD_PROTOCOL_PTM:
-      return "PTM";
-    case OCSD_PROTOCOL_ETMV4I:
-      return "ETMv4";
-    case OCSD_PROTOCOL_ETE:
-      return "ETE";
-    default:
-      return "trace";
+// The kContext event of a PE_CONTEXT element (without offset and time).
+Event ContextEvent(const ocsd_generic_trace_elem& elem) {
+  const ocsd_pe_context& c = elem.context;
+  Event e;
+  e.kind = EventKind::kContext;
+  e.isa = c.bits64 ? Isa::kA64 : IsaFromOcsd(RawEnum(elem.isa));
+  e.value = c.ctxt_id_valid ? c.context_id : 0;
+  e.code = c.el_valid ? RawEnum(c.exception_level) & kContextElMask
+                      : kContextElUnknown;
+  if (RawEnum(c.security_level) == ocsd_sec_nonsecure) {
+    e.code |= kContextNonSecure;
   }
-}
-
-enum class PacketClass { kGood, kUnsynced, kIncomplete, kBad };
-
-PacketClass ClassifyPacket(ocsd_trace_protocol_t protocol, const void* packet) {
-  switch (protocol) {
-    case OCSD_PROTOCOL_ETMV4I:
-    case OCSD_PROTOCOL_ETE:
-      switch (static_cast<const ocsd_etmv4_i_pkt*>(packet)->type) {
-        case ETM4_PKT_I_NOTSYNC:
-          return PacketClass::kUnsynced;
-        case ETM4_PKT_I_INCOMPLETE_EOT:
-          return PacketClass::kIncomplete;
-        case ETM4_PKT_I_BAD_SEQUENCE:
-        case ETM4_PKT_I_BAD_TRACEMODE:
-        case ETM4_PKT_I_RESERVED:
-        case ETM4_PKT_I_RESERVED_CFG:
-          return PacketClass::kBad;
-        default:
-          return PacketClass::kGood;
-      }
-    case OCSD_PROTOCOL_ETMV3:
-      switch (static_cast<const ocsd_etmv3_pkt*>(packet)->type) {
-        case ETM3_PKT_NOTSYNC:
-          return PacketClass::kUnsynced;
-        case ETM3_PKT_INCOMPLETE_EOT:
-          return PacketClass::kIncomplete;
-        case ETM3_PKT_BAD_SEQUENCE:
-        case ETM3_PKT_BAD_TRACEMODE:
-        case ETM3_PKT_RESERVED:
-          return PacketClass::kBad;
-        default:
-          return PacketClass::kGood;
-      }
-    case OCSD_PROTOCOL_PTM:
-      switch (static_cast<const ocsd_ptm_pkt*>(packet)->type) {
-        case PTM_PKT_NOTSYNC:
-          return PacketClass::kUnsynced;
-        case PTM_PKT_INCOMPLETE_EOT:
-          return PacketClass::kIncomplete;
-        case PTM_PKT_BAD_SEQUENCE:
-        case PTM_PKT_RESERVED:
-          return PacketClass::kBad;
-        default:
-          return PacketClass::kGood;
-      }
-    default:
-      return PacketClass::kGood;
-  }
-}
-
-std::string DatapathResponseName(ocsd_datapath_resp_t resp) {
-  switch (resp) {
-    case OCSD_RESP_FATAL_NOT_INIT:
-      return "component not initialised";
-    case OCSD_RESP_FATAL_INVALID_OP:
-      return "invalid datapath operation";
-    case OCSD_RESP_FATAL_INVALID_PARAM:
-      return "invalid parameter";
-    case OCSD_RESP_FATAL_INVALID_DATA:
-      return "invalid trace data";
-    case OCSD_RESP_FATAL_SYS_ERR:
-      return "internal error";
-    default:
-      return absl::StrFormat("response %d", static_cast<int>(resp));
-  }
-}
-
-std::string OcsdErrorName(ocsd_err_t err) {
-  char text[256];
-  ocsd_err_str(err, text, sizeof(text));
-  return text;
+  if (c.ctxt_id_valid) e.code |= kContextIdValid;
+  if (c.vmid_valid) e.code |= kContextVmidValid;
+  if (c.bits64) e.code |= kContext64Bit;
+  return e;
 }
 
 class TreeRun;
@@ -298,7 +231,21 @@ class TreeRun {
 
   uint32_t ReadMemory(uint64_t address, ocsd_mem_space_acc_t space,
                       uint32_t size, uint8_t* out) {
-    return memory_->Read(address, space, size, out);
+    return ReadForOpenCsd(*memory_, address, space, size, out);
+  }
+
+  // Applies the address-space changes up to `position`; returns the
+  // position of the next one (UINT64_MAX: none).
+  uint64_t AdvanceMemory(uint64_t position) {
+    memory_->AdvanceTo(position);
+    return memory_->next_change_position();
+  }
+
+  // Event::region of code at `address`: 1 + the region mapped there (any
+  // memory space), 0 if none.
+  uint32_t RegionOf(uint64_t address) const {
+    std::optional<uint32_t> region = memory_->RegionAt(address);
+    return region ? *region + 1 : 0;
   }
 
  private:
@@ -373,8 +320,8 @@ class TreeRun {
   absl::Status Setup(absl::Span<const size_t> source_indices) {
     InitOcsdOnce();
     if (mode_ == RunMode::kDecode) {
-      memory_ = std::make_unique<MemoryView>(*ctx_.timeline, *ctx_.images,
-                                             plan_.buffer_index);
+      memory_ = std::make_unique<MemoryImage>(*ctx_.timeline,
+                                              plan_.buffer_index, ctx_.files);
     }
     std::lock_guard<std::mutex> lock(OcsdApiMutex());
     tree_ = plan_.formatted ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED,
@@ -467,7 +414,7 @@ class TreeRun {
     uint64_t pos = chunk.offset;
     const uint64_t end = chunk.offset + chunk.size;
     uint64_t next_change = std::numeric_limits<uint64_t>::max();
-    if (memory_) next_change = memory_->AdvanceTo(pos);
+    if (memory_) next_change = AdvanceMemory(pos);
     while (pos < end) {
       uint64_t limit = std::min<uint64_t>(end, pos + kFeedBlock);
       if (next_change > pos && next_change < limit) {
@@ -506,7 +453,7 @@ class TreeRun {
       } else {
         consecutive_failures_ = 0;
       }
-      if (memory_ && pos >= next_change) next_change = memory_->AdvanceTo(pos);
+      if (memory_ && pos >= next_change) next_change = AdvanceMemory(pos);
     }
   }
 
@@ -608,6 +555,50 @@ class TreeRun {
     s.stats->AddError(std::move(error));
   }
 
+  // NO_SYNC: a gap, with an error for an overflow or a bad packet.
+  void HandleNoSync(StreamState& s, uint64_t offset,
+                    const ocsd_generic_trace_elem& elem) {
+    switch (RawEnum(elem.unsync_eot_info)) {
+      case UNSYNC_OVERFLOW:
+        Gap(s, offset, GapReason::kOverflow, 0, RawEnum(elem.unsync_eot_info));
+        Error(s, offset, GapReason::kOverflow, 0,
+              "trace overflow: the trace unit dropped trace");
+        s.overflow_reported = true;
+        break;
+      case UNSYNC_BAD_PACKET:
+        Gap(s, offset, GapReason::kDecodeError, 0,
+            RawEnum(elem.unsync_eot_info));
+        if (!s.bad_packet_unmatched) {
+          Error(s, offset, GapReason::kDecodeError, 0,
+                "bad packet: the decoder lost synchronisation");
+        }
+        break;
+      default:
+        Gap(s, offset, GapReason::kNoSync, 0, RawEnum(elem.unsync_eot_info));
+        break;
+    }
+    s.bad_packet_unmatched = false;
+  }
+
+  // TRACE_ON: kEnabled, after an overflow gap the NO_SYNC did not report.
+  void HandleTraceOn(StreamState& s, uint64_t offset,
+                     const ocsd_generic_trace_elem& elem) {
+    if (RawEnum(elem.trace_on_reason) == TRACE_ON_OVERFLOW &&
+        !s.overflow_reported) {
+      Gap(s, offset, GapReason::kOverflow, 0, 0);
+      Error(s, offset, GapReason::kOverflow, 0,
+            "trace overflow: tracing restarted after the trace unit "
+            "dropped trace");
+    }
+    s.overflow_reported = false;
+    Event e;
+    e.kind = EventKind::kEnabled;
+    e.offset = offset;
+    e.time = s.time;
+    e.value = RawEnum(elem.trace_on_reason);
+    s.pending.push_back(e);
+  }
+
   void HandleElement(StreamState& s, uint64_t offset,
                      const ocsd_generic_trace_elem& elem) {
     switch (elem.elem_type) {
@@ -615,7 +606,7 @@ class TreeRun {
         Event e = BlockFromRange(elem);
         e.offset = offset;
         e.time = s.time;
-        e.region = memory_->RegionAt(e.ip);
+        e.region = RegionOf(e.ip);
         if (s.pending_cycles != 0) {
           e.value += s.pending_cycles;
           s.pending_cycles = 0;
@@ -648,46 +639,11 @@ class TreeRun {
               "address packet");
         break;
       case OCSD_GEN_TRC_ELEM_NO_SYNC:
-        switch (RawEnum(elem.unsync_eot_info)) {
-          case UNSYNC_OVERFLOW:
-            Gap(s, offset, GapReason::kOverflow, 0,
-                RawEnum(elem.unsync_eot_info));
-            Error(s, offset, GapReason::kOverflow, 0,
-                  "trace overflow: the trace unit dropped trace");
-            s.overflow_reported = true;
-            break;
-          case UNSYNC_BAD_PACKET:
-            Gap(s, offset, GapReason::kDecodeError, 0,
-                RawEnum(elem.unsync_eot_info));
-            if (!s.bad_packet_unmatched) {
-              Error(s, offset, GapReason::kDecodeError, 0,
-                    "bad packet: the decoder lost synchronisation");
-            }
-            break;
-          default:
-            Gap(s, offset, GapReason::kNoSync, 0,
-                RawEnum(elem.unsync_eot_info));
-            break;
-        }
-        s.bad_packet_unmatched = false;
+        HandleNoSync(s, offset, elem);
         break;
-      case OCSD_GEN_TRC_ELEM_TRACE_ON: {
-        if (RawEnum(elem.trace_on_reason) == TRACE_ON_OVERFLOW &&
-            !s.overflow_reported) {
-          Gap(s, offset, GapReason::kOverflow, 0, 0);
-          Error(s, offset, GapReason::kOverflow, 0,
-                "trace overflow: tracing restarted after the trace unit "
-                "dropped trace");
-        }
-        s.overflow_reported = false;
-        Event e;
-        e.kind = EventKind::kEnabled;
-        e.offset = offset;
-        e.time = s.time;
-        e.value = RawEnum(elem.trace_on_reason);
-        s.pending.push_back(e);
+      case OCSD_GEN_TRC_ELEM_TRACE_ON:
+        HandleTraceOn(s, offset, elem);
         break;
-      }
       case OCSD_GEN_TRC_ELEM_EO_TRACE: {
         Event e;
         e.kind = EventKind::kDisabled;
@@ -698,21 +654,9 @@ class TreeRun {
         break;
       }
       case OCSD_GEN_TRC_ELEM_PE_CONTEXT: {
-        const ocsd_pe_context& c = elem.context;
-        Event e;
-        e.kind = EventKind::kContext;
+        Event e = ContextEvent(elem);
         e.offset = offset;
         e.time = s.time;
-        e.isa = c.bits64 ? Isa::kA64 : IsaFromOcsd(RawEnum(elem.isa));
-        e.value = c.ctxt_id_valid ? c.context_id : 0;
-        e.code = c.el_valid ? RawEnum(c.exception_level) & kContextElMask
-                            : kContextElUnknown;
-        if (RawEnum(c.security_level) == ocsd_sec_nonsecure) {
-          e.code |= kContextNonSecure;
-        }
-        if (c.ctxt_id_valid) e.code |= kContextIdValid;
-        if (c.vmid_valid) e.code |= kContextVmidValid;
-        if (c.bits64) e.code |= kContext64Bit;
         s.pending.push_back(e);
         break;
       }
@@ -802,7 +746,7 @@ class TreeRun {
   EventSink* events_;
   PacketSink* packets_;
   dcd_tree_handle_t tree_ = C_API_INVALID_TREE_HANDLE;
-  std::unique_ptr<MemoryView> memory_;
+  std::unique_ptr<MemoryImage> memory_;
   std::vector<std::unique_ptr<StreamState>> states_;
   std::map<uint8_t, StreamState*> by_csid_;
   StreamState* ete_printer_ = nullptr;

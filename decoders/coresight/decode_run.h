@@ -7,6 +7,7 @@
 #define HWT_DECODERS_CORESIGHT_DECODE_RUN_H_
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -39,7 +40,8 @@ struct BufferPlan {
 struct RunContext {
   const capture::Capture* capture = nullptr;
   const capture::AddressSpaceTimeline* timeline = nullptr;
-  const ImageFiles* images = nullptr;
+  // The image files, mapped once and shared by every tree.
+  std::shared_ptr<ImageFileCache> files;
   // Indexed by stream; a stream belongs to exactly one run, so runs on
   // different threads never touch the same entry.
   std::vector<StreamStats>* stats = nullptr;

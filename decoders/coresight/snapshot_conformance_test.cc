@@ -7,6 +7,7 @@
 //  - the exact trc_pkt_lister text of every range, and the ADDR_NACC count,
 //    against Debian's lister (the same OpenCSD 1.3.3 we link) run now.
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -84,63 +85,59 @@ const Case kCases[] = {
     {"snapshots-ete", "ts_marker", Expect::kExact},
 };
 
-class SnapshotConformanceTest : public ::testing::TestWithParam<Case> {};
-
-TEST_P(SnapshotConformanceTest, RangesMatchReferenceListings) {
-  HWT_REQUIRE_CORPUS(corpus);
-  const Case& c = GetParam();
-  const std::string dir =
-      absl::StrFormat("%s/opencsd/%s/%s", corpus, c.group, c.name);
-  auto decoded = DecodeSnapshot(dir);
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
-  const TraceDecoder& decoder = *(*decoded)->decoder;
-
-  // Our ranges per trace ID (the lister decodes the first buffer only).
+// Our ranges per trace ID (the lister decodes the first buffer only).
+struct OurRanges {
   std::map<uint32_t, std::vector<Event>> blocks;
   std::map<uint32_t, int> stream_of;
+
+  int StreamOf(uint32_t id) const {
+    auto it = stream_of.find(id);
+    return it == stream_of.end() ? -1 : it->second;
+  }
+};
+
+OurRanges CollectRanges(testing::Decoded& decoded) {
+  const TraceDecoder& decoder = *decoded.decoder;
+  OurRanges ours;
   for (const StreamInfo& s : decoder.streams()) {
     if (s.buffer_index != 0) continue;
     uint32_t lister_id = s.trace_id;
-    blocks[lister_id] = (*decoded)->Blocks(s.id);
-    stream_of[lister_id] = static_cast<int>(s.id);
-    EXPECT_EQ((*decoded)->sink.ended[s.id], 1) << s.name;
+    ours.blocks[lister_id] = decoded.Blocks(s.id);
+    ours.stream_of[lister_id] = static_cast<int>(s.id);
+    EXPECT_EQ(decoded.sink.ended[s.id], 1) << s.name;
     const StreamStats& st = decoder.stats()[s.id];
     EXPECT_EQ(st.trace_bytes, st.bytes_decoded + st.bytes_lost) << s.name;
-    EXPECT_EQ(st.blocks, blocks[lister_id].size()) << s.name;
+    EXPECT_EQ(st.blocks, ours.blocks[lister_id].size()) << s.name;
   }
+  return ours;
+}
 
-  // 1. OpenCSD 1.8.0 reference.
-  Listing reference = ReadListing(absl::StrFormat(
-      "zcat %s/opencsd/reference-v1.8.0/%s.ppl.gz", corpus, c.name));
-  ASSERT_EQ(reference.exit_status, 0);
-  std::set<uint32_t> ids;
-  for (const auto& [id, r] : reference.ranges) ids.insert(id);
-  for (const auto& [id, b] : blocks) {
-    if (!b.empty()) ids.insert(id);
-  }
+// 1. The OpenCSD 1.8.0 reference: every range and the instruction totals,
+// or (known differences) the edit distance, reported.
+void CompareWithReference(const Case& c, const TraceDecoder& decoder,
+                          OurRanges& ours, Listing& reference,
+                          const std::set<uint32_t>& ids) {
   size_t compared = 0;
   size_t differing = 0;
   for (uint32_t id : ids) {
-    std::vector<Range> ours;
-    for (const Event& e : blocks[id]) ours.push_back(RangeOf(e));
+    std::vector<Range> mine;
+    for (const Event& e : ours.blocks[id]) mine.push_back(RangeOf(e));
     const std::vector<Range>& ref = reference.ranges[id];
     compared += ref.size();
     if (c.expect == Expect::kKnownDifference) {
-      size_t d = testing::EditDistance(ours, ref);
-      differing += d;
+      differing += testing::EditDistance(mine, ref);
       continue;
     }
-    ASSERT_EQ(ours.size(), ref.size()) << "trace ID 0x" << std::hex << id;
+    ASSERT_EQ(mine.size(), ref.size()) << "trace ID 0x" << std::hex << id;
     for (size_t i = 0; i < ref.size(); ++i) {
-      ASSERT_EQ(ours[i], ref[i])
+      ASSERT_EQ(mine[i], ref[i])
           << "trace ID 0x" << std::hex << id << std::dec << ", range " << i
-          << ": ours 0x" << std::hex << ours[i].start << "-0x" << ours[i].end
+          << ": ours 0x" << std::hex << mine[i].start << "-0x" << mine[i].end
           << " vs reference 0x" << ref[i].start << "-0x" << ref[i].end;
     }
     uint64_t ref_insns = 0;
     for (const Range& r : ref) ref_insns += r.ninsn;
-    auto stream_it = stream_of.find(id);
-    int stream = stream_it == stream_of.end() ? -1 : stream_it->second;
+    const int stream = ours.StreamOf(id);
     if (stream >= 0) {
       EXPECT_EQ(decoder.stats()[stream].instructions, ref_insns)
           << "trace ID 0x" << std::hex << id;
@@ -153,30 +150,26 @@ TEST_P(SnapshotConformanceTest, RangesMatchReferenceListings) {
               << " reference ranges, " << differing
               << " ranges differ (inserted + deleted) from OpenCSD 1.8.0 "
                  "because Debian's OpenCSD 1.3.3 lacks newer features\n";
-    RecordProperty("reference_ranges", static_cast<int>(compared));
-    RecordProperty("differing_ranges", static_cast<int>(differing));
+    ::testing::Test::RecordProperty("reference_ranges",
+                                    static_cast<int>(compared));
+    ::testing::Test::RecordProperty("differing_ranges",
+                                    static_cast<int>(differing));
   } else {
     std::cout << "[ MATCH ] " << c.name << ": " << compared
               << " ranges identical to OpenCSD 1.8.0\n";
-    RecordProperty("reference_ranges", static_cast<int>(compared));
+    ::testing::Test::RecordProperty("reference_ranges",
+                                    static_cast<int>(compared));
   }
+}
 
-  // 2. Debian's trc_pkt_lister, same OpenCSD as ours: every range line
-  // identical, and one ADDR_NACC gap per ADDR_NACC element.
-  Listing lister = ReadListing(absl::StrFormat(
-      "trc_pkt_lister -ss_dir %s -decode -logstdout -logfilename /dev/null "
-      "2>/dev/null",
-      dir));
-  if (lister.ranges.empty() && !blocks.empty() &&
-      c.expect == Expect::kKnownDifference) {
-    std::cout << "[ SKIPPED 1.3.3 LISTER ] " << c.name
-              << ": trc_pkt_lister 1.3.3 cannot load this snapshot\n";
-    return;
-  }
+// 2. Debian's trc_pkt_lister, same OpenCSD as ours: every range line
+// identical, and one ADDR_NACC gap per ADDR_NACC element.
+void CompareWithLister(testing::Decoded& decoded, OurRanges& ours,
+                       Listing& lister, const std::set<uint32_t>& ids) {
   for (uint32_t id : ids) {
     const std::vector<std::string>& want = lister.range_lines[id];
     std::vector<std::string> got;
-    for (const Event& e : blocks[id]) {
+    for (const Event& e : ours.blocks[id]) {
       got.push_back(FormatInstrRangeLine(id, e).substr(0));
     }
     // The listing keeps "Idx:N; " + text (without the ID).
@@ -192,10 +185,9 @@ TEST_P(SnapshotConformanceTest, RangesMatchReferenceListings) {
         << "trace ID 0x" << std::hex << id << "; first extra: "
         << (got.size() > want.size() ? got[want.size()] : want[got.size()]);
     uint64_t nacc = 0;
-    auto stream_it = stream_of.find(id);
-    int stream = stream_it == stream_of.end() ? -1 : stream_it->second;
+    const int stream = ours.StreamOf(id);
     if (stream >= 0) {
-      for (const Event& e : (*decoded)->sink.events[stream]) {
+      for (const Event& e : decoded.sink.events[stream]) {
         if (e.kind == EventKind::kGap && e.reason == GapReason::kMissingImage) {
           ++nacc;
         }
@@ -203,18 +195,58 @@ TEST_P(SnapshotConformanceTest, RangesMatchReferenceListings) {
     }
     EXPECT_EQ(nacc, lister.nacc[id]) << "trace ID 0x" << std::hex << id;
   }
-  if (c.expect == Expect::kMissingImages) {
-    uint64_t missing = 0;
-    for (const StreamInfo& s : decoder.streams()) {
-      for (const DecodeErrorInfo& e : decoder.stats()[s.id].error_list) {
-        if (e.reason == GapReason::kMissingImage) {
-          ++missing;
-          EXPECT_THAT(e.message, ::testing::HasSubstr("ADDR_NACC"));
-        }
+}
+
+// Snapshots whose images are missing report ADDR_NACC errors.
+void ExpectMissingImageErrors(const TraceDecoder& decoder) {
+  uint64_t missing = 0;
+  for (const StreamInfo& s : decoder.streams()) {
+    for (const DecodeErrorInfo& e : decoder.stats()[s.id].error_list) {
+      if (e.reason == GapReason::kMissingImage) {
+        ++missing;
+        EXPECT_THAT(e.message, ::testing::HasSubstr("ADDR_NACC"));
       }
     }
-    EXPECT_GT(missing, 0u) << "images are missing: ADDR_NACC expected";
   }
+  EXPECT_GT(missing, 0u) << "images are missing: ADDR_NACC expected";
+}
+
+class SnapshotConformanceTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SnapshotConformanceTest, RangesMatchReferenceListings) {
+  HWT_REQUIRE_CORPUS(corpus);
+  const Case& c = GetParam();
+  const std::string dir =
+      absl::StrFormat("%s/opencsd/%s/%s", corpus, c.group, c.name);
+  auto decoded = DecodeSnapshot(dir);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const TraceDecoder& decoder = *(*decoded)->decoder;
+  OurRanges ours = CollectRanges(**decoded);
+
+  Listing reference = ReadListing(absl::StrFormat(
+      "zcat %s/opencsd/reference-v1.8.0/%s.ppl.gz", corpus, c.name));
+  ASSERT_EQ(reference.exit_status, 0);
+  std::set<uint32_t> ids;
+  for (const auto& [id, r] : reference.ranges) ids.insert(id);
+  for (const auto& [id, b] : ours.blocks) {
+    if (!b.empty()) ids.insert(id);
+  }
+  CompareWithReference(c, decoder, ours, reference, ids);
+  if (HasFatalFailure()) return;
+
+  Listing lister = ReadListing(absl::StrFormat(
+      "trc_pkt_lister -ss_dir %s -decode -logstdout -logfilename /dev/null "
+      "2>/dev/null",
+      dir));
+  if (lister.ranges.empty() && !ours.blocks.empty() &&
+      c.expect == Expect::kKnownDifference) {
+    std::cout << "[ SKIPPED 1.3.3 LISTER ] " << c.name
+              << ": trc_pkt_lister 1.3.3 cannot load this snapshot\n";
+    return;
+  }
+  CompareWithLister(**decoded, ours, lister, ids);
+  if (HasFatalFailure()) return;
+  if (c.expect == Expect::kMissingImages) ExpectMissingImageErrors(decoder);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, SnapshotConformanceTest,

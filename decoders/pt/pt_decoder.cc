@@ -109,7 +109,8 @@ absl::StatusOr<std::unique_ptr<PtDecoder>> PtDecoder::Create(
     return absl::ResourceExhaustedError(
         "libipt could not allocate an image section cache");
   }
-  run.files = std::make_shared<ImageFileCache>();
+  run.files =
+      options.files ? options.files : std::make_shared<ImageFileCache>();
   if (!run.cpu.note.empty()) decoder->notes_.push_back(run.cpu.note);
   for (size_t i = 0; i < manifest.buffers.size(); ++i) {
     const capture::BufferInfo& buffer = manifest.buffers[i];

@@ -84,6 +84,8 @@ struct PtDecoderOptions {
   // bounds memory); for DecodeSegments(), chosen from the trace size and the
   // number of jobs.
   size_t segment_bytes = 0;
+  // Image files mapped once, shared with other readers (null: a new cache).
+  std::shared_ptr<ImageFileCache> files;
 };
 
 // What every stream of one run shares: the libipt configuration, the
