@@ -113,7 +113,9 @@ Capture::Capture(InputKind kind, std::string source_path, std::string root,
       manifest_(std::move(manifest)),
       records_(std::move(records)),
       options_(std::move(options)),
-      unpacked_(std::move(unpacked)) {
+      unpacked_(std::move(unpacked)),
+      // A bundle converted from perf.data carries what its import found.
+      import_warnings_(manifest_.import_problems) {
   if (options_.cpu.has_value()) manifest_.cpu = *options_.cpu;
 }
 

@@ -93,7 +93,8 @@ class Capture {
       std::vector<std::string>* tried = nullptr) const;
 
   // Problems found while importing (perf.data: truncation, lost records,
-  // AUXTRACE errors), each with where it was found. Tools print them; a
+  // AUXTRACE errors), each with where it was found; for a bundle, the
+  // manifest's import_problems (what hwt-import found). Tools print them; a
   // capture with any of them is reported as decoded with errors.
   const std::vector<std::string>& import_warnings() const {
     return import_warnings_;

@@ -140,7 +140,7 @@ int RunFastCount(const Flags& flags, const hwt::tools::OpenedInput& input,
   summary.capture = input.capture.get();
   summary.streams = decoder.streams();
   summary.stats = decoder.stats();
-  summary.warnings = input.timeline.warnings();
+  summary.warnings = hwt::tools::InputWarnings(input);
   summary.blocks_counted = false;
   summary.notes.push_back(note);
   return FinishStats(flags, summary, out);
@@ -162,7 +162,7 @@ int RunControlFlow(const Flags& flags, const hwt::tools::OpenedInput& input,
                    streams.size(), streams.size() == 1 ? "" : "s")));
   }
   const bool json = flags.format == "json";
-  std::vector<std::string> warnings = input.timeline.warnings();
+  std::vector<std::string> warnings = hwt::tools::InputWarnings(input);
 
   if (flags.mode == Mode::kPackets) {
     hwt::report::PacketListing listing(capture.manifest().backend,
@@ -296,7 +296,8 @@ int main(int argc, char** argv) {
                    hwt::capture::BackendName(backend))));
   }
   if ((*input).capture->manifest().backend == hwt::capture::Backend::kSpe) {
-    return RunSpe(flags, *input, *out);
+    return hwt::tools::ImportExitCode(*input->capture,
+                                      RunSpe(flags, *input, *out));
   }
   if (flags.mode == Mode::kRecords) {
     return hwt::tools::Fail(
@@ -306,5 +307,6 @@ int main(int argc, char** argv) {
                        (*input).capture->manifest().backend)) +
                    " capture"));
   }
-  return RunControlFlow(flags, *input, *out);
+  return hwt::tools::ImportExitCode(*input->capture,
+                                    RunControlFlow(flags, *input, *out));
 }

@@ -270,7 +270,8 @@ int Run(const Options& options) {
     }
   }
   if (manifest.backend == hwt::capture::Backend::kSpe) {
-    return RunSpe(options, *min_width_px, *input, *symbolizer);
+    return hwt::tools::ImportExitCode(
+        *input->capture, RunSpe(options, *min_width_px, *input, *symbolizer));
   }
   if (!options.image.empty()) {
     bool found = false;
@@ -526,7 +527,7 @@ int Run(const Options& options) {
   if (!message.empty() && !options.quiet) {
     fprintf(stderr, "%s: note: %s\n", kTool, message.c_str());
   }
-  return kExitOk;
+  return hwt::tools::ImportExitCode(*input->capture, kExitOk);
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ namespace hwt::tools {
 void AddInputFlags(CLI::App& app, InputFlags* flags) {
   app.add_option("INPUT", flags->input,
                  "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-                 "OpenCSD snapshot directory, or raw trace file")
+                 "OpenCSD snapshot directory, Linux perf.data file, or raw "
+                 "trace file")
       ->required();
   app.add_option("--backend", flags->backend,
                  "backend of a raw trace file: pt, coresight, spe "
@@ -20,10 +21,11 @@ void AddInputFlags(CLI::App& app, InputFlags* flags) {
                  "e.g. 6/85/4); overrides the capture's");
   app.add_option("--image", flags->images,
                  "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                 "non-PIE); repeatable");
-  app.add_option("--sysroot", flags->sysroot,
+                 "non-PIE); without @BIAS an image whose build-id a recorded "
+                 "mapping names (perf.data) serves that mapping; repeatable");
+  app.add_option("--sysroot,--symfs", flags->sysroot,
                  "prefix for image paths recorded in the capture (like "
-                 "hwt(8) -R)");
+                 "hwt(8) -R and perf's --symfs)");
 }
 
 absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
@@ -53,11 +55,28 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
   HWT_ASSIGN_OR_RETURN(opened.timeline,
                        capture::BuildAddressSpaceTimeline(*opened.capture));
   if (!quiet) {
+    for (const std::string& warning : opened.capture->import_warnings()) {
+      fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
+    }
     for (const std::string& warning : opened.timeline.warnings()) {
       fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
     }
   }
   return opened;
+}
+
+std::vector<std::string> InputWarnings(const OpenedInput& input) {
+  std::vector<std::string> out = input.capture->import_warnings();
+  const auto& timeline = input.timeline.warnings();
+  out.insert(out.end(), timeline.begin(), timeline.end());
+  return out;
+}
+
+int ImportExitCode(const capture::Capture& capture, int exit_code) {
+  if (exit_code == kExitOk && !capture.import_warnings().empty()) {
+    return kExitDecodeErrors;
+  }
+  return exit_code;
 }
 
 bool ParseCommandLine(CLI::App& app, int argc, char** argv, int* exit_code) {

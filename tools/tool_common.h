@@ -45,6 +45,14 @@ struct OpenedInput {
 absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
                                       const std::string& tool, bool quiet);
 
+// The input's import warnings, then its timeline's (what --stats lists).
+std::vector<std::string> InputWarnings(const OpenedInput& input);
+
+// `exit_code`, made kExitDecodeErrors when it is kExitOk but the input had
+// import problems (a perf.data file truncated or with lost data: the
+// capture's import_warnings(), which OpenInput printed).
+int ImportExitCode(const capture::Capture& capture, int exit_code);
+
 // Parses argv; on --help prints and returns kExitOk through `exit_code`, on a
 // usage error prints the message and a hint and returns kExitUsage. Returns
 // true when the tool should go on.

@@ -21,6 +21,7 @@
 #include "base/testing/test_env.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
+#include "capture/elf_file.h"
 #include "capture/perf/perf_format.h"
 #include "capture/perf/perf_tokenizer.h"
 #include "gmock/gmock.h"
