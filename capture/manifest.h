@@ -15,7 +15,7 @@
 namespace hwt::capture {
 
 inline constexpr int kFormatMajorVersion = 1;
-inline constexpr int kFormatMinorVersion = 1;
+inline constexpr int kFormatMinorVersion = 0;
 
 enum class Backend { kUnknown, kPt, kCoreSight, kSpe };
 enum class TraceMode { kThread, kCpu };
@@ -180,7 +180,7 @@ struct Manifest {
   std::vector<MemoryDump> memory;
   // Problems found when the capture was converted from another format
   // (hwt-import of a perf.data file: truncation, lost AUX data), each naming
-  // where; readers report them as the importer did. Since 1.1.
+  // where; readers report them as the importer did. Readers that predate it ignore it.
   std::vector<std::string> import_problems;
 };
 
