@@ -78,6 +78,11 @@ struct StreamState {
   uint64_t context = 0;
   TimePending pending;
   StreamSegment segment;  // what the merger needs (segment mode)
+  // Execs of the stream's buffer (kResetUser positions, ascending), the
+  // next one not yet crossed, and its position (~0: none left).
+  const std::vector<uint64_t>* resets = nullptr;
+  size_t next_reset = 0;
+  uint64_t reset_at = ~uint64_t{0};
 };
 
 }  // namespace
@@ -116,7 +121,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   void OnBase(ThreadState& t, BaseOpKind kind, const Target& target) override;
 
  private:
-  StreamState& Stream(uint32_t id);
+  StreamState& Stream(uint32_t id, uint64_t first_offset);
+  // The exec positions of a buffer (empty without a timeline for it).
+  const std::vector<uint64_t>& ResetsOf(size_t buffer);
+  // An event at `offset` came after s.reset_at: the stack starts afresh.
+  void CrossResets(StreamState& s, uint64_t offset);
   uint32_t Thread(uint32_t stream, uint64_t context, bool inherit);
   void OnBlock(StreamState& s, const Event& e);
   void OnGap(StreamState& s, const Event& e);
@@ -125,6 +134,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   uint32_t RegionOf(const StreamState& s, const Event& e);
   // The unique block of a block event, and the region it ran in.
   std::pair<uint32_t, uint32_t> BlockOf(const StreamState& s, const Event& e);
+  // The entry record (a block of no instructions) of the address e.ip, for a
+  // branch target that did not execute (Pending::interrupted).
+  uint32_t EntryOf(const StreamState& s, const Event& e);
+  // Interns a block record for `raw` (`region` already looked up).
+  uint32_t Intern(const RawBlockKey& raw, uint32_t region);
   FunctionId FunctionOf(uint32_t image, uint64_t vaddr);
 
   const capture::AddressSpaceTimeline& timeline_;
@@ -133,6 +147,8 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   std::unique_ptr<SegmentData> data_;
   StackMachine machine_;
   ProfileObserver* observer_;
+  // The block being applied (the path a base operation continues with).
+  Target current_;
 
   // By stream id (ids come from decoders; a map keeps a stray id cheap).
   absl::flat_hash_map<uint32_t, StreamState> streams_;
@@ -153,10 +169,11 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
       region_cache_;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> functions_;
+  absl::flat_hash_map<size_t, std::vector<uint64_t>> resets_;  // by buffer
   uint64_t resolver_calls_ = 0;
 };
 
-StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
+StreamState& ProfileBuilder::Impl::Stream(uint32_t id, uint64_t first_offset) {
   StreamState& s = streams_[id];
   if (!s.seen) {
     s.seen = true;
@@ -165,6 +182,23 @@ StreamState& ProfileBuilder::Impl::Stream(uint32_t id) {
                    ? options_.stream_buffers[id]
                    : ~size_t{0};
     s.segment.id = id;
+    s.segment.first_offset = first_offset;
+    // Execs reset thread stacks; a CPU-mode stack belongs to an address
+    // space (CR3, context ID), which an exec replaces by a new one.
+    if (!options_.per_context) {
+      s.resets = &ResetsOf(s.buffer);
+      const std::vector<uint64_t>& resets = *s.resets;
+      s.next_reset =
+          std::lower_bound(resets.begin(), resets.end(), first_offset) -
+          resets.begin();
+      if (s.next_reset < resets.size()) s.reset_at = resets[s.next_reset];
+      // An exec before the first event: a sequential build has no stack
+      // yet; a segment leaves it to the merge (see StreamSegment).
+      if (options_.segment && s.next_reset > 0) {
+        s.segment.lead_reset = true;
+        s.segment.lead_reset_position = resets[s.next_reset - 1];
+      }
+    }
     // Thread mode, or the first segment of a stream: context 0. A CPU-mode
     // segment continues the previous segment's context until told.
     const bool inherit = options_.segment && options_.per_context;
@@ -193,12 +227,46 @@ uint32_t ProfileBuilder::Impl::Thread(uint32_t stream, uint64_t context,
   return it->second;
 }
 
+const std::vector<uint64_t>& ProfileBuilder::Impl::ResetsOf(size_t buffer) {
+  auto [it, inserted] = resets_.try_emplace(buffer);
+  if (inserted && buffer < timeline_.buffer_count()) {
+    for (const capture::AddressSpaceChange& c : timeline_.changes(buffer)) {
+      if (c.kind == capture::AddressSpaceChange::Kind::kResetUser) {
+        it->second.push_back(c.position);
+      }
+    }
+  }
+  return it->second;
+}
+
+void ProfileBuilder::Impl::CrossResets(StreamState& s, uint64_t offset) {
+  const std::vector<uint64_t>& resets = *s.resets;
+  while (s.next_reset < resets.size() && resets[s.next_reset] < offset) {
+    ++s.next_reset;
+  }
+  s.reset_at =
+      s.next_reset < resets.size() ? resets[s.next_reset] : ~uint64_t{0};
+  ThreadState& t = data_->threads[s.thread];
+  if (t.unknown_start) {
+    // Ends the previous segment's stack at the merge, as a lead gap does
+    // but without a [gap] leaf; what came before it no longer matters.
+    t.unknown_start = false;
+    t.lead_reset = true;
+    t.lead = internal::PendingEdit{};
+  }
+  StackMachine::Reset(t);
+}
+
 void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
                                     absl::Span<const Event> events) {
-  StreamState& s = Stream(stream_id);
+  if (events.empty()) return;
+  StreamState& s = Stream(stream_id, events.front().offset);
+  s.segment.last_offset = events.back().offset;
   ProfileStats& stats = data_->stats;
   for (const Event& e : events) {
     ++stats.events;
+    // A mapping record at position P applies to events after P (event.h).
+    if (e.offset > s.reset_at) CrossResets(s, e.offset);
     switch (e.kind) {
       case EventKind::kBlock:
         OnBlock(s, e);
@@ -214,6 +282,16 @@ void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
           t.lead.disabled = true;
         } else {
           t.disabled = true;
+        }
+        if ((e.code & kDisabledInterrupted) && e.ip != 0) {
+          const uint32_t entry = EntryOf(s, e);
+          if (t.unknown_start) {
+            t.lead.interrupted = std::make_pair(entry, e.ip);
+          } else {
+            t.pending.is_interrupted = true;
+            t.pending.interrupted.block = entry;
+            t.pending.interrupted.ip = e.ip;
+          }
         }
         break;
       }
@@ -333,6 +411,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   ResolveTime(s, e);
 
   const Target target{block, e.ip, e.last_ip};
+  current_ = target;
   if (t.unknown_start) {
     t.unknown_start = false;
     OnBase(t, BaseOpKind::kContinue, target);
@@ -361,6 +440,7 @@ void ProfileBuilder::Impl::OnBase(ThreadState& t, BaseOpKind kind,
   BaseOp op;
   op.kind = kind;
   op.target = target;
+  op.appended = current_;
   op.snapshot = std::move(t.stack);
   if (kind == BaseOpKind::kContinue) op.lead = t.lead;
   data_->bases.push_back(std::move(op));
@@ -410,22 +490,35 @@ std::pair<uint32_t, uint32_t> ProfileBuilder::Impl::BlockOf(
     const StreamState& s, const Event& e) {
   const uint32_t region = RegionOf(s, e);
   const RawBlockKey raw{region, e.ninsn, e.ip, e.last_ip, e.branch, e.isa};
+  return {Intern(raw, region), region};
+}
+
+uint32_t ProfileBuilder::Impl::EntryOf(const StreamState& s, const Event& e) {
+  Event entry = e;
+  entry.region = 0;  // a disable names no region: look it up by position
+  const uint32_t region = RegionOf(s, entry);
+  return Intern(
+      RawBlockKey{region, 0, e.ip, e.ip, BranchKind::kNone, Isa::kUnknown},
+      region);
+}
+
+uint32_t ProfileBuilder::Impl::Intern(const RawBlockKey& raw, uint32_t region) {
   auto [it, inserted] = raw_blocks_.try_emplace(raw, 0);
-  if (!inserted) return {it->second, region};
+  if (!inserted) return it->second;
 
   BlockKey key;
-  key.ninsn = e.ninsn;
-  key.end = e.branch;
-  key.isa = e.isa;
+  key.ninsn = raw.ninsn;
+  key.end = raw.end;
+  key.isa = raw.isa;
   if (region == kNoRegion) {
     key.image = kNoImage;
-    key.vaddr = e.ip;
-    key.last_vaddr = e.last_ip;
+    key.vaddr = raw.ip;
+    key.last_vaddr = raw.last_ip;
   } else {
     const capture::Region& r = timeline_.regions()[region];
     key.image = r.image;
-    key.vaddr = e.ip - r.bias;
-    key.last_vaddr = e.last_ip - r.bias;
+    key.vaddr = raw.ip - r.bias;
+    key.last_vaddr = raw.last_ip - r.bias;
   }
   auto [id, created] = data_->store.InternBlock(key);
   it->second = id;
@@ -440,7 +533,7 @@ std::pair<uint32_t, uint32_t> ProfileBuilder::Impl::BlockOf(
     BlockRecord& b = data_->store.blocks()[id];
     b.region = std::min(b.region, region);
   }
-  return {id, region};
+  return id;
 }
 
 FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {

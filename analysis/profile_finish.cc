@@ -67,12 +67,17 @@ class Finisher {
  public:
   explicit Finisher(const ProfileStore& store) : store_(store) {
     const auto& blocks = store.blocks();
-    std::vector<uint32_t> order(blocks.size());
-    std::iota(order.begin(), order.end(), 0);
+    // Entry records (no instructions: an interrupted branch's target) stand
+    // for an address in the stack rules only; they are no blocks.
+    std::vector<uint32_t> order;
+    order.reserve(blocks.size());
+    for (uint32_t i = 0; i < blocks.size(); ++i) {
+      if (blocks[i].key.ninsn != 0) order.push_back(i);
+    }
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return BlockOrder(blocks[a].key) < BlockOrder(blocks[b].key);
     });
-    rank_.resize(blocks.size());
+    rank_.assign(blocks.size(), kNone);
     for (uint32_t i = 0; i < order.size(); ++i) rank_[order[i]] = i;
     order_ = std::move(order);
 

@@ -146,6 +146,8 @@ class ProfileMerger::Impl {
   struct MergedStream {
     uint64_t context = 0;
     TimePending pending;
+    bool seen = false;
+    uint64_t last_offset = 0;  // of the stream's last event so far
   };
 
   uint32_t Thread(uint32_t stream, uint64_t context);
@@ -210,6 +212,15 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     m.pending = TimePending{};
   }
 
+  // An exec between the previous segment's last event and this segment's
+  // first one: the stack the previous segments left ends there.
+  for (const internal::StreamSegment& s : seg.streams) {
+    MergedStream& m = streams_[s.id];
+    if (s.lead_reset && (!m.seen || m.last_offset <= s.lead_reset_position)) {
+      StackMachine::Reset(threads_[Thread(s.id, m.context)]);
+    }
+  }
+
   // A CPU-mode thread that continues the previous segment's context goes
   // first: the segment's other threads come after it in trace order.
   for (const ThreadState& t : seg.threads) {
@@ -245,6 +256,8 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     MergedStream& m = streams_[s.id];
     if (s.resolver_seen) m.pending = rm.Pending(s.pending);
     if (s.context_seen) m.context = s.context;
+    m.seen = true;
+    m.last_offset = s.last_offset;
   }
   internal::AddStats(stats_, seg.stats);
   has_time_ = has_time_ || seg.has_time;
@@ -256,14 +269,17 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
       t.inherit_context ? streams_[t.stream].context : t.context;
   ThreadState& m = threads_[Thread(t.stream, context)];
   rm.SetNode(t.root_node, m.root_node);
+  const auto map_block = [&rm](uint32_t block) { return rm.Block(block); };
 
   if (t.lead_gap) {
     machine_.Gap(m);
+  } else if (t.lead_reset) {
+    StackMachine::Reset(m);
   } else if (t.unknown_start) {
     // The segment saw no block or gap of this thread, only events that
     // change what the previous block's transition will do.
     if (t.lead.disabled) m.disabled = true;
-    t.lead.ApplyTo(m.pending);
+    t.lead.ApplyTo(m.pending, map_block);
     return;
   }
 
@@ -274,7 +290,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
     switch (op.kind) {
       case BaseOpKind::kContinue:
         if (op.lead.disabled) m.disabled = true;
-        op.lead.ApplyTo(m.pending);
+        op.lead.ApplyTo(m.pending, map_block);
         machine_.Transition(m, target);
         break;
       case BaseOpKind::kReturn:
@@ -294,7 +310,9 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
         machine_.Jump(m, target);
         break;
     }
-    machine_.AppendToPath(m.stack.back(), target);
+    const Target appended{rm.Block(op.appended.block), op.appended.ip,
+                          op.appended.last_ip};
+    machine_.AppendToPath(m.stack.back(), appended);
     rm.ResolveBase(id, m.stack.back());
   }
 
@@ -306,6 +324,7 @@ void ProfileMerger::Impl::MergeThread(const SegmentData& seg,
   }
   m.pending = t.pending;
   m.pending.from_block = rm.Block(t.pending.from_block);
+  m.pending.interrupted.block = rm.Block(t.pending.interrupted.block);
   m.last_block = rm.Block(t.last_block);
   m.disabled = t.disabled;
 }

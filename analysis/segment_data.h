@@ -32,6 +32,14 @@ struct StreamSegment {
   TimePending pending;  // at the end of the segment
   bool context_seen = false;
   uint64_t context = 0;  // at the end of the segment, if context_seen
+  // Trace offsets of the stream's first and last event in the segment.
+  uint64_t first_offset = 0;
+  uint64_t last_offset = 0;
+  // The newest exec (kResetUser) at a position before first_offset: it
+  // resets the stack at the seam unless an event of the previous segment
+  // came after it (the previous segment then applied it).
+  bool lead_reset = false;
+  uint64_t lead_reset_position = 0;
 };
 
 struct SegmentData {

@@ -61,6 +61,16 @@ void StackMachine::Transition(ThreadState& t, const Target& target) {
     FarReturn(t, target);
     return;
   }
+  // A branch interrupted at its target still went there (docs/call-stacks.md);
+  // the code that runs next (a handler) runs on top. A call whose return
+  // address runs next had a callee that ran untraced.
+  if (p.is_interrupted && target.ip != p.interrupted.ip &&
+      p.kind != PendingKind::kNone &&
+      !(p.kind == PendingKind::kCall && target.ip == p.ra)) {
+    const Target entry{p.interrupted.block, p.interrupted.ip, p.interrupted.ip};
+    ApplyNear(t, p.kind, p.ra, p.from_block, entry);
+    return;
+  }
   ApplyNear(t, p.kind, p.ra, p.from_block, target);
 }
 
@@ -234,6 +244,10 @@ void StackMachine::Gap(ThreadState& t) {
     const uint32_t gap = store_.Child(t.stack.back().node, FrameKey::Gap());
     ++store_.nodes()[gap].gaps;
   }
+  Reset(t);
+}
+
+void StackMachine::Reset(ThreadState& t) {
   t.stack.clear();
   t.pending = Pending{};
   t.last_block = kNone;

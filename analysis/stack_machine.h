@@ -64,8 +64,23 @@ struct Pending {
   // waits in it until the far return).
   bool far_entry = false;
   uint64_t far_ra = kNoAddress;  // where it resumes if the handler is untraced
+  // Tracing stopped asynchronously before the instruction at `interrupted`
+  // ran (kDisabledInterrupted): the near transition went there, and what
+  // runs next (a signal handler) runs on top. `interrupted.block` is an
+  // entry record (a block of no instructions) for that address.
+  bool is_interrupted = false;
+  struct {
+    uint32_t block = kNone;
+    uint64_t ip = 0;
+  } interrupted;
 
-  friend bool operator==(const Pending&, const Pending&) = default;
+  friend bool operator==(const Pending& a, const Pending& b) {
+    return a.kind == b.kind && a.ra == b.ra && a.from_block == b.from_block &&
+           a.far_entry == b.far_entry && a.far_ra == b.far_ra &&
+           a.is_interrupted == b.is_interrupted &&
+           a.interrupted.block == b.interrupted.block &&
+           a.interrupted.ip == b.interrupted.ip;
+  }
 };
 
 // Events that change a pending transition, seen before a segment's first
@@ -74,10 +89,19 @@ struct PendingEdit {
   bool disabled = false;
   std::optional<PendingKind> kind;  // an exception return sets kFarReturn
   std::optional<std::pair<bool, uint64_t>> far_entry;  // (far_entry, far_ra)
+  // An asynchronous disable: (entry record, ip), see Pending::interrupted.
+  std::optional<std::pair<uint32_t, uint64_t>> interrupted;
 
-  void ApplyTo(Pending& p) const {
+  // `map_block` maps the edit's entry record into the target store.
+  template <typename MapBlock>
+  void ApplyTo(Pending& p, const MapBlock& map_block) const {
     if (kind) p.kind = *kind;
     if (far_entry) std::tie(p.far_entry, p.far_ra) = *far_entry;
+    if (interrupted) {
+      p.is_interrupted = true;
+      p.interrupted.block = map_block(interrupted->first);
+      p.interrupted.ip = interrupted->second;
+    }
   }
 };
 
@@ -103,6 +127,9 @@ struct Target {
 struct BaseOp {
   BaseOpKind kind = BaseOpKind::kContinue;
   Target target;
+  // The block whose path the operation's frame continues with: `target`,
+  // except when the target was an interrupted branch's entry record.
+  Target appended;
   std::vector<Frame> snapshot;  // the stack (base frame first) before it
   PendingEdit lead;             // kContinue only: events before the first block
 };
@@ -121,6 +148,7 @@ struct ThreadState {
   uint32_t index = 0;          // in the owner's thread list
   bool unknown_start = false;  // nothing seen yet: state of the previous one
   bool lead_gap = false;       // a gap came before the first block
+  bool lead_reset = false;     // an exec came before the first block
   PendingEdit lead;            // events before the first block (no gap)
   std::vector<uint32_t> base_ids;  // base operations, in order
 };
@@ -165,6 +193,8 @@ class StackMachine {
 
   // A gap: a [gap] leaf on the current stack, then no stack.
   void Gap(ThreadState& t);
+  // An exec: no stack, without a [gap] leaf (the next block is a new root).
+  static void Reset(ThreadState& t);
 
   // The state change of a block ending with `end`.
   static Pending PendingAfter(BranchKind end, uint64_t next_ip, uint32_t block);

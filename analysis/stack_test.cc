@@ -339,6 +339,93 @@ block 0x401009 0x401009 1 none
   EXPECT_EQ(run.profile.stats.enables, 1u);
 }
 
+TEST(StackTest, ExecStartsAFreshStackWithoutAGap) {
+  // main -> foo, which execs (a syscall, tracing disabled); the new program
+  // starts in bar. The EXECUTABLE record at position 130 lies between the
+  // disable (offset 120) and the enable (140): bar is a new root, not a
+  // frame on top of foo, and no [gap] leaf is left. Every cut of the script
+  // (RunScript) puts the exec once in a segment, once between segments.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009 offset=100
+block 0x401100 0x401104 2 far-call offset=110
+disabled offset=120
+exec at=130
+region 0 0x400000 0x500000 at=130
+enabled 0x401200 offset=140
+block 0x401200 0x401204 2 call next=0x401209 offset=150
+block 0x401300 0x401300 1 return offset=160
+block 0x401209 0x401209 1 none offset=170
+)");
+  EXPECT_EQ(run.stacks,
+            (Stacks{{"main", 2}, {"main;foo", 2}, {"bar", 3}, {"bar;baz", 1}}));
+  for (const CallTree::Node& n : run.profile.merged.nodes) {
+    EXPECT_NE(n.frame.kind, FrameKind::kGap);
+  }
+  EXPECT_EQ(CallEdges(run), (std::map<std::string, uint64_t>{
+                                {"bar->baz", 1}, {"main->foo", 1}}));
+}
+
+TEST(StackTest, ExecBeforeTheFirstEventOfASegment) {
+  // The exec's record (position 125) comes after the last event of the old
+  // program (120) and before the next event (130): a segment that starts at
+  // 130 must reset the stack its predecessor left; one that starts at 120
+  // resets it itself.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009 offset=100
+block 0x401100 0x401104 2 none offset=120
+exec at=125
+region 0 0x400000 0x500000 at=125
+block 0x401200 0x401204 2 none offset=130
+block 0x401300 0x401300 1 none offset=140
+)");
+  // baz follows bar without a branch: it runs in bar's frame.
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 2}, {"main;foo", 2}, {"bar", 3}}));
+}
+
+TEST(StackTest, BranchInterruptedAtItsTargetStillWentThere) {
+  // main calls foo, whose first instruction faults: tracing stops before it
+  // runs (an asynchronous disable at foo) and resumes in the signal handler
+  // bar. The call went to foo: bar runs on top of foo's frame (no branch
+  // entered it), calls baz, and returns through sigreturn (a far call) to
+  // foo, which returns to main.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+disabled 0x401100 interrupted=1
+enabled 0x401200
+block 0x401200 0x401204 2 call next=0x401209
+block 0x401300 0x401300 1 return
+block 0x401209 0x40120b 2 far-call
+disabled
+enabled 0x401100
+block 0x401100 0x401104 2 return
+block 0x401009 0x401009 1 none
+)");
+  EXPECT_EQ(run.stacks,
+            (Stacks{{"main", 3}, {"main;foo", 6}, {"main;foo;baz", 1}}));
+  EXPECT_EQ(CallEdges(run), (std::map<std::string, uint64_t>{
+                                {"foo->baz", 1}, {"main->foo", 1}}));
+  // The entry record of foo is no block of the profile.
+  for (const BlockStats& b : run.profile.blocks) EXPECT_GT(b.ninsn, 0u);
+  EXPECT_EQ(run.profile.blocks.size(), 6u);
+}
+
+TEST(StackTest, InterruptedBranchResumedAtItsTargetIsAnOrdinaryBranch) {
+  // An interrupt right after a return: tracing resumes at the return
+  // address itself; and a call whose callee ran untraced resumes at the
+  // return address: neither changes what the branch does.
+  ScriptRun run = RunScript(R"(
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 2 return
+disabled 0x401009 interrupted=1
+enabled 0x401009
+block 0x401009 0x40100c 2 call next=0x401011
+disabled 0x401200 interrupted=1
+enabled 0x401011
+block 0x401011 0x401011 1 none
+)");
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 5}, {"main;foo", 2}}));
+}
+
 TEST(StackTest, GapEndsTheStackAndStartsAfresh) {
   ScriptRun run = RunScript(R"(
 block 0x401000 0x401004 2 call next=0x401009

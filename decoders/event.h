@@ -75,6 +75,12 @@ enum class EventKind : uint8_t {
 // kBlock code flag: the block executed speculatively (inside a hardware
 // transaction that may still abort).
 inline constexpr uint32_t kBlockSpeculative = 1;
+// kDisabled code flag, set by every backend that knows it: tracing stopped
+// asynchronously (an interrupt, a fault, a signal) before the instruction
+// at ip executed. A branch that ended the last block went to ip, whatever
+// runs when tracing resumes (PT: FUP + TIP.PGD). Backend flags use the
+// lower bits.
+inline constexpr uint32_t kDisabledInterrupted = 1u << 31;
 std::string_view EventKindName(EventKind kind);
 
 enum class GapReason : uint8_t {

@@ -21,15 +21,17 @@ done
 os=$(uname -s)
 if [ "$os" = "FreeBSD" ]; then
   build_pkgs="cmake ninja pkgconf libipt opencsd llvm19 abseil nlohmann-json cli11 libarchive zstd googletest benchmark"
-  test_pkgs="valgrind graphviz chromium"
+  test_pkgs="valgrind graphviz chromium go llvm19 node npm"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     pkg info -e "$p" >/dev/null 2>&1 || missing="$missing $p"
   done
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
-  build_pkgs="build-essential cmake ninja-build pkg-config libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 libclang-rt-19-dev python3 file libc6-dbg"
+  build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
+  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
+  # npm comes with nodesource's nodejs; Debian's own nodejs needs its npm.
+  command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -44,8 +46,22 @@ else
   exit 2
 fi
 
+# The JavaScript consumers of the exports (tests/export), pinned by
+# tests/js/package-lock.json, installed from the npm registry with npm ci.
+install_js() {
+  [ $want_test = 1 ] || return 0
+  js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/js"
+  if [ -d "$js_dir/node_modules/pprof-format" ] &&
+     [ -d "$js_dir/node_modules/speedscope" ]; then
+    return 0
+  fi
+  echo "setup: npm ci in tests/js"
+  (cd "$js_dir" && npm ci --no-audit --no-fund)
+}
+
 if [ -z "$missing" ]; then
   [ $list_only = 1 ] || echo "setup: all packages present"
+  [ $list_only = 1 ] || install_js
   exit 0
 fi
 if [ $list_only = 1 ]; then
@@ -69,3 +85,4 @@ if [ "$os" != "FreeBSD" ]; then
 else
   $sudo $installer $missing
 fi
+install_js

@@ -177,9 +177,12 @@ std::vector<Frame> DwarfFrames::InlineFrames(uint64_t vaddr, bool line_info,
     Frame frame;
     const std::string name = ValidOrEmpty(info.FunctionName);
     frame.function = name.empty() ? "??" : DisplayName(name, demangle);
+    frame.linkage_name = name;
     if (line_info) {
       frame.file = ValidOrEmpty(info.FileName);
       frame.line = info.Line;
+      frame.discriminator = info.Discriminator;
+      frame.start_line = info.StartLine;
     }
     frame.inlined = i + 1 < n;
     frames.push_back(std::move(frame));

@@ -51,6 +51,13 @@ struct Frame {
   std::string file;      // absolute path; empty when no line info
   uint32_t line = 0;     // 0 when unknown
   bool inlined = false;  // true for all but the last frame
+  // From DWARF only (0 / empty otherwise), for exporters whose consumers
+  // key lines by them (LLVM sample profiles): the line table's
+  // discriminator, the function's own first line (DW_AT_decl_line of the
+  // subprogram) and its linkage (mangled) name.
+  uint32_t discriminator = 0;
+  uint32_t start_line = 0;
+  std::string linkage_name;
 };
 
 // A function of one image: an ELF FUNC/GNU_IFUNC symbol or a PLT entry.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/testing/test_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "symbolizer/symbolizer.h"
@@ -198,7 +199,7 @@ TEST(DemangleTest, SymbolNamesMatchCxxfilt) {
 }
 
 TEST(DemangleTest, InlineFramesMatchLlvmAddr2line) {
-  if (!st::HaveTool("llvm-addr2line-19")) GTEST_SKIP() << "no llvm-addr2line";
+  HWT_REQUIRE_TOOL("llvm-addr2line-19");
   const std::string prog = CxxProgram();
   ASSERT_FALSE(prog.empty());
   auto symbolizer = MakeSymbolizer();

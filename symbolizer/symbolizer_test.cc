@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
+#include "base/testing/test_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "symbolizer/testing/binutils_truth.h"
@@ -123,14 +124,13 @@ class PltTest : public ::testing::TestWithParam<PltCase> {};
 
 TEST_P(PltTest, EntriesMatchObjdumpLabels) {
   const PltCase& c = GetParam();
-  if (std::string(c.compiler) != "gcc" && !st::HaveTool(c.compiler)) {
-    GTEST_SKIP() << c.compiler << " not installed";
-  }
+  HWT_REQUIRE_TOOL(c.compiler);
+  HWT_REQUIRE_TOOL(c.objdump);
   std::string error;
   const std::string prog =
       st::BuildProgram(c.name, c.source, c.flags, &error, c.compiler);
   if (prog.empty() && std::string(c.compiler) != "gcc") {
-    GTEST_SKIP() << "cannot cross-build: " << error;
+    HWT_SKIP_OUTSIDE_CI("cannot cross-build: " + error);
   }
   ASSERT_FALSE(prog.empty()) << error;
   auto symbolizer = MakeSymbolizer();
@@ -230,14 +230,15 @@ TEST(PltTest, StaticExecutableHasNoLabelledEntries) {
 // here is x86-only: the truth is lld's documented ARM layout, a 32-byte
 // header then one 16-byte entry per .rel.plt relocation, in order.
 TEST(PltTest, ArmEntriesFollowLldLayout) {
-  if (!st::HaveTool("clang-19")) GTEST_SKIP() << "clang-19 not installed";
+  HWT_REQUIRE_TOOL("clang-19");
+  HWT_REQUIRE_TOOL("ld.lld-19");
   std::string error;
   const std::string lib =
       st::BuildProgram("x_arm.so", "shared_lib.c",
                        {"--target=armv7a-linux-gnueabihf", "-g", "-O2", "-fPIC",
                         "-shared", "-nostdlib", "-fuse-ld=lld"},
                        &error, "clang-19");
-  if (lib.empty()) GTEST_SKIP() << "cannot cross-build: " << error;
+  if (lib.empty()) HWT_SKIP_OUTSIDE_CI("cannot cross-build: " + error);
   std::string relocs;
   ASSERT_TRUE(st::Run({"readelf", "-rW", lib}, &relocs));
   std::vector<std::string> names;
@@ -389,7 +390,9 @@ TEST(SymbolizerTest, FindFunctionsAndReadCode) {
 const char kLibc[] = "/lib/x86_64-linux-gnu/libc.so.6";
 
 TEST(LibcTest, DynsymOnlyMatchesReadelf) {
-  if (access(kLibc, R_OK) != 0) GTEST_SKIP() << kLibc << " not present";
+  if (access(kLibc, R_OK) != 0) {
+    HWT_SKIP_OUTSIDE_CI(std::string(kLibc) + " not present");
+  }
   auto symbolizer = MakeSymbolizer();  // no debug files reachable
   ASSERT_TRUE(symbolizer->AddImage(1, kLibc, kLibc).ok());
   const ImageInfo* info = symbolizer->GetImageInfo(1);
@@ -412,14 +415,17 @@ TEST(LibcTest, DynsymOnlyMatchesReadelf) {
 }
 
 TEST(LibcTest, WithSystemDebugFile) {
-  if (access(kLibc, R_OK) != 0) GTEST_SKIP() << kLibc << " not present";
+  if (access(kLibc, R_OK) != 0) {
+    HWT_SKIP_OUTSIDE_CI(std::string(kLibc) + " not present");
+  }
   SymbolizerOptions options;
   options.sysroot = "/";
   auto symbolizer = Symbolizer::Create(options);
   ASSERT_TRUE(symbolizer->AddImage(1, kLibc, kLibc).ok());
   const ImageInfo* info = symbolizer->GetImageInfo(1);
   if (info->debug_file.empty()) {
-    GTEST_SKIP() << "no debug file for libc (libc6-dbg) on this machine";
+    HWT_SKIP_OUTSIDE_CI(
+        "no debug file for libc on this machine (package libc6-dbg)");
   }
   EXPECT_EQ(info->symbol_source, ImageInfo::SymbolSource::kDebugFileSymtab);
   EXPECT_TRUE(info->has_dwarf);
@@ -459,14 +465,15 @@ class CrossArchTest : public ::testing::TestWithParam<CrossCase> {};
 
 TEST_P(CrossArchTest, SymbolsMatchReadelfUnderTheRule) {
   const CrossCase& c = GetParam();
-  if (!st::HaveTool("clang-19")) GTEST_SKIP() << "clang-19 not installed";
+  HWT_REQUIRE_TOOL("clang-19");
+  HWT_REQUIRE_TOOL("ld.lld-19");
   std::string error;
   const std::string lib =
       st::BuildProgram(c.name, "shared_lib.c",
                        {std::string("--target=") + c.target, "-g", "-O2",
                         "-fPIC", "-shared", "-nostdlib", "-fuse-ld=lld"},
                        &error, "clang-19");
-  if (lib.empty()) GTEST_SKIP() << "cannot cross-build: " << error;
+  if (lib.empty()) HWT_SKIP_OUTSIDE_CI("cannot cross-build: " + error);
   auto symbolizer = MakeSymbolizer();
   ASSERT_TRUE(symbolizer->AddImage(1, lib, c.name).ok());
   EXPECT_EQ(symbolizer->GetImageInfo(1)->arch, c.arch);

@@ -24,6 +24,8 @@
 #include "report/common/symbol_names.h"
 #include "report/common/symbolizer_resolver.h"
 #include "report/common/text_util.h"
+#include "report/export/export_input.h"
+#include "report/export/export_outputs.h"
 #include "report/listing/decode_stats.h"
 #include "report/profile/annotate.h"
 #include "report/profile/call_timeline.h"
@@ -59,6 +61,7 @@ struct Options {
   // Outputs: a flag given = requested; the value is its file ("-" = the
   // shared destination: -o or stdout).
   std::string flame, folded, speedscope, callgraph;
+  report::ExportFlags exports;  // --pprof, --bolt, ... (report/export)
   bool icicle = false;
   std::string title;
   std::string count_name;
@@ -168,10 +171,12 @@ int RunSpe(const Options& options, double min_width_px,
   if (!options.speedscope.empty() || !options.callgraph.empty() ||
       options.hot || !options.annotate.empty() || options.thread ||
       !options.range.empty() || !options.time.empty() ||
-      !options.function.empty() || !options.image.empty()) {
+      !options.function.empty() || !options.image.empty() ||
+      options.exports.any()) {
     return Usage(
         "SPE captures have samples, not control flow: only the SPE report "
-        "(text or --format json), --folded, --flame and --top N apply");
+        "(text or --format json), --folded, --flame and --top N apply; the "
+        "exports are for PT and CoreSight");
   }
   report::SymbolizerResolver resolver(symbolizer);
   auto result =
@@ -307,7 +312,7 @@ int Run(const Options& options) {
   }
   // The evented timelines (speedscope) come from the builder's own stacks.
   std::unique_ptr<report::CallTimelineRecorder> recorder;
-  if (want_speedscope) {
+  if (want_speedscope || !options.exports.chrome_trace.empty()) {
     recorder =
         std::make_unique<report::CallTimelineRecorder>(options.max_events);
     profile_options.observer = recorder.get();
@@ -369,7 +374,8 @@ int Run(const Options& options) {
       want_flame || want_speedscope || options.callgraph == "text";
   std::optional<analysis::BlockExpansion> expansion;
   if ((inline_frames && tree_outputs) || options.hot ||
-      !options.annotate.empty() || (!options.folded.empty() && inline_frames)) {
+      !options.annotate.empty() || (!options.folded.empty() && inline_frames) ||
+      options.exports.needs_expansion()) {
     analysis::ImageCodeReader reader(input->timeline);
     expansion = analysis::ExpandBlocks(profile, reader);
   }
@@ -401,7 +407,8 @@ int Run(const Options& options) {
   const bool no_mode = options.flame.empty() && options.folded.empty() &&
                        options.speedscope.empty() &&
                        options.callgraph.empty() && options.top == 0 &&
-                       !options.hot && options.annotate.empty();
+                       !options.hot && options.annotate.empty() &&
+                       !options.exports.any();
   if (want_flame || no_mode) {
     report::FlameOptions flame = FlameFromFlags(
         options, *min_width_px, "Flame Graph", "Icicle Graph", unit.name);
@@ -424,25 +431,29 @@ int Run(const Options& options) {
     outputs.push_back({"folded stacks", options.folded, false, "folded",
                        report::FoldedStacks(named_tree(), names.frames())});
   }
-  if (want_speedscope) {
-    const report::CallTimeline timeline =
-        recorder->Finish(unit.weight == report::Weight::kTime);
-    const std::vector<std::string> thread_names = report::SpeedscopeThreadNames(
-        timeline, profiled->streams,
+  // The call timeline of --speedscope and --chrome-trace.
+  std::optional<report::CallTimeline> timeline;
+  std::vector<std::string> thread_names;
+  if (recorder) {
+    timeline = recorder->Finish(unit.weight == report::Weight::kTime);
+    thread_names = report::SpeedscopeThreadNames(
+        *timeline, profiled->streams,
         manifest.mode == hwt::capture::TraceMode::kCpu);
-    if (timeline.truncated && !options.quiet) {
+    if (timeline->truncated && !options.quiet) {
       fprintf(stderr,
-              "%s: warning: --speedscope: the call timeline stops after %zu "
-              "events (--max-events); the sampled profile is complete\n",
+              "%s: warning: the call timeline stops after %zu events "
+              "(--max-events); the sampled profile is complete\n",
               kTool, options.max_events);
     }
+  }
+  if (want_speedscope) {
     report::SpeedscopeOptions speedscope;
     speedscope.name = input_name;
     speedscope.unit = unit.speedscope_unit;
     speedscope.scale = unit.scale;
     outputs.push_back(
         {"speedscope profile", options.speedscope, true, "speedscope.json",
-         report::RenderSpeedscope(named_tree(), &timeline, thread_names, names,
+         report::RenderSpeedscope(named_tree(), &*timeline, thread_names, names,
                                   speedscope)});
   }
   if (!options.callgraph.empty()) {
@@ -514,6 +525,19 @@ int Run(const Options& options) {
     outputs.push_back({"annotated code", "-", false, "annotate.txt", *text});
   }
 
+  if (options.exports.any()) {
+    report::LiveExportInput export_input(profile, *expansion, input->timeline,
+                                         *symbolizer, symbols);
+    auto exports = report::RenderExportOutputs(
+        options.exports,
+        {&export_input, &tree, timeline ? &*timeline : nullptr, thread_names,
+         &manifest, options.image, input_name, options.max_events});
+    if (!exports.ok()) return hwt::tools::Fail(kTool, exports.status());
+    for (report::ExportOutput& e : *exports) {
+      outputs.push_back({e.what, e.file, true, e.suffix, std::move(e.content)});
+    }
+  }
+
   const int rc = WriteOutputs(outputs, options);
   if (rc != kExitOk) return rc;
   // As hwt-decode: exit 1 when the decoder reported errors; bytes it could
@@ -544,9 +568,12 @@ int main(int argc, char** argv) {
       "  hwt-report --annotate fib --hot fib.hwt\n"
       "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg\n"
       "  hwt-report --folded --no-inline --cpu 6/85/4 --image ./prog "
-      "trace.pt\n\n"
+      "trace.pt\n"
+      "  hwt-report --pprof --bolt --only-image prog prog.hwt  # prog.pb.gz, "
+      "prog.bolt.pa\n\n"
       "SVG and JSON go to stdout, or when stdout is a terminal to "
-      "NAME.flame.svg / NAME.speedscope.json in the current directory.\n"
+      "NAME.flame.svg / NAME.speedscope.json (exports: NAME.pb.gz, ...) in the "
+      "current directory.\n"
       "Exit status: 0 clean, 1 the trace had decode errors (reported), 2 bad "
       "usage or unreadable input, 3 internal error or failure to write.",
       kTool};
@@ -585,6 +612,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", options.output,
                  "write the output to FILE (atomically) instead of stdout")
       ->group("Outputs");
+  report::AddExportFlags(app, &options.exports);
   app.add_flag("--icicle", options.icicle,
                "flame graph upside down (root at the top)")
       ->group("Flame graph");
@@ -611,7 +639,9 @@ int main(int argc, char** argv) {
       ->group("Filters");
   app.add_option("--only-image", options.image,
                  "only stacks through a frame of image NAME (base name or "
-                 "path); --image loads images of a raw trace")
+                 "path); the image of --bolt, --autofdo, --profgen and "
+                 "--llvm-sample (default: the main executable); --image "
+                 "loads images of a raw trace")
       ->group("Filters");
   app.add_option("--function", options.function,
                  "only the subtrees under frames matching REGEX")
@@ -635,7 +665,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--max-events", options.max_events,
-                 "--speedscope: cap on call/return events kept")
+                 "--speedscope, --chrome-trace: cap on call/return events kept")
       ->capture_default_str();
   app.add_flag("-q,--quiet", options.quiet, "no warnings or notes on stderr");
 

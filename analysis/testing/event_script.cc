@@ -210,6 +210,8 @@ absl::StatusOr<bool> ScriptParser::ParseDeclaration(absl::string_view op,
     if (!region.ok()) return region.status();
     AddMapping(line, capture::AddressSpaceChange::Kind::kUnmap,
                static_cast<uint32_t>(*region));
+  } else if (op == "exec") {
+    AddMapping(line, capture::AddressSpaceChange::Kind::kResetUser, 0);
   } else if (op == "function") {
     auto image = Word(line, 1);
     auto start = Word(line, 2);
@@ -290,6 +292,7 @@ absl::Status ScriptParser::ParseEvent(absl::string_view op, const Line& line) {
       e.ip = *ip;
     }
     e.value = Option(line, "value", 0);
+    if (Option(line, "interrupted", 0) != 0) e.code |= kDisabledInterrupted;
   } else if (op == "paging" || op == "context") {
     auto v = Word(line, 1);
     if (!v.ok()) return v.status();

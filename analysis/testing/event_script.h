@@ -8,6 +8,8 @@
 //                                        (default: every buffer, one per
 //                                        stream) from trace position P
 //   unmap REGION [buffer=N] [at=P]
+//   exec [buffer=N] [at=P]               an EXECUTABLE record: user regions
+//                                        unmapped, stacks start afresh
 //   function IMAGE START END NAME        a symbol [START, END) in ELF vaddrs
 //   code IMAGE VADDR HEX...              code bytes of the image at VADDR
 //                                        (hex pairs, spaces allowed)
@@ -20,7 +22,10 @@
 //                                        look it up, the default)
 //   gap REASON [time=T]                  REASON: decode-error, overflow,
 //                                        lost-data, missing-image, no-sync
-//   disabled [IP] [time=T]     enabled IP [time=T]
+//   disabled [IP] [time=T] [interrupted=1]
+//                              interrupted: kDisabledInterrupted (an
+//                              asynchronous stop before IP executed)
+//   enabled IP [time=T]
 //   exception IP               exception-return [IP]
 //   paging VALUE               context VALUE
 //   timestamp T                a kTimestamp event; T becomes the time of the

@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "base/file_util.h"
 #include "gtest/gtest.h"
@@ -36,6 +39,151 @@ std::optional<std::string> CorpusDir() {
   std::string canonical(real);
   free(real);
   return canonical;
+}
+
+// --- What tests need, and CI ------------------------------------------------
+
+bool InCi() {
+  const char* ci = getenv("CI");
+  if (ci == nullptr) return false;
+  const std::string value(ci);
+  return !value.empty() && value != "0" && value != "false";
+}
+
+namespace {
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The corpus manifest's relative paths ("SHA256  PATH" lines, as sha256sum
+// writes them), or an error message.
+std::vector<std::string> CorpusManifestPaths(std::string* error) {
+  const std::string manifest = SourceDir() + "/testdata/corpus.sha256";
+  std::ifstream in(manifest);
+  if (!in) {
+    *error = "cannot read " + manifest;
+    return {};
+  }
+  std::vector<std::string> paths;
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line.empty() || line[0] == '#') continue;
+    if (line.size() < 67 || line.compare(64, 2, "  ") != 0) {
+      *error = manifest + ":" + std::to_string(line_number) +
+               ": not a \"SHA256  PATH\" line";
+      return {};
+    }
+    paths.push_back(line.substr(66));
+  }
+  return paths;
+}
+
+Requirement Missing(const std::string& what) {
+  Requirement r;
+  r.outcome = InCi() ? Requirement::kFail : Requirement::kSkip;
+  r.message = what + (InCi() ? " (CI=true: a missing requirement fails)"
+                             : "; skipping (in CI this fails)");
+  return r;
+}
+
+}  // namespace
+
+Requirement CheckCorpus(std::string* dir) {
+  // Checked once per test process: stat() of every listed file.
+  static const Requirement checked = [] {
+    const std::optional<std::string> found = CorpusDir();
+    if (!found) {
+      return Missing(
+          "the shared corpus (../shared/corpus, or $HWT_CORPUS_DIR) is not "
+          "there");
+    }
+    std::string error;
+    const std::vector<std::string> paths = CorpusManifestPaths(&error);
+    Requirement r;
+    if (!error.empty()) {
+      r.outcome = Requirement::kFail;
+      r.message = error;
+      return r;
+    }
+    for (const std::string& path : paths) {
+      if (!IsFile(*found + "/" + path)) {
+        r.outcome = Requirement::kFail;
+        r.message = "the shared corpus at " + *found +
+                    " is incomplete: " + path +
+                    " (listed in testdata/corpus.sha256) is missing";
+        return r;
+      }
+    }
+    r.message = *found;
+    return r;
+  }();
+  if (checked.outcome == Requirement::kMet) *dir = checked.message;
+  return checked.outcome == Requirement::kMet ? Requirement{} : checked;
+}
+
+namespace {
+
+// .ci/required-tools: tool -> package.
+std::map<std::string, std::string> RequiredTools(std::string* error) {
+  const std::string list = SourceDir() + "/.ci/required-tools";
+  std::ifstream in(list);
+  if (!in) {
+    *error = "cannot read " + list;
+    return {};
+  }
+  std::map<std::string, std::string> tools;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string tool, package;
+    fields >> tool >> package;
+    if (!tool.empty()) tools[tool] = package;
+  }
+  return tools;
+}
+
+bool OnPath(const std::string& tool) {
+  if (tool.find('/') != std::string::npos) {
+    return access(tool.c_str(), X_OK) == 0;
+  }
+  const char* path = getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + tool;
+    if (IsFile(candidate) && access(candidate.c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Requirement CheckTool(const std::string& tool) {
+  std::string error;
+  const std::map<std::string, std::string> tools = RequiredTools(&error);
+  Requirement r;
+  if (!error.empty()) {
+    r.outcome = Requirement::kFail;
+    r.message = error;
+    return r;
+  }
+  const auto it = tools.find(tool);
+  if (it == tools.end()) {
+    r.outcome = Requirement::kFail;
+    r.message = "a test needs " + tool +
+                ", which .ci/required-tools does not list: add it with the "
+                "package that installs it (and to scripts/setup.sh --test)";
+    return r;
+  }
+  if (OnPath(tool)) return r;
+  return Missing(tool + " is not installed (package " + it->second +
+                 ", scripts/setup.sh --test installs it)");
+}
+
+Requirement SkipOutsideCi(const std::string& message) {
+  return Missing(message);
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
@@ -124,6 +272,10 @@ bool RunsInChild(const std::function<int()>& fn, int seconds) {
 
 void ExpectMatchesGolden(const std::string& actual, const std::string& path) {
   if (getenv("HWT_UPDATE_GOLDEN") != nullptr) {
+    // A CI run that rewrites its goldens compares nothing.
+    ASSERT_FALSE(InCi()) << "HWT_UPDATE_GOLDEN is set in CI: goldens would "
+                            "be rewritten, not checked ("
+                         << path << ")";
     const absl::Status written = WriteFileAtomically(path, actual);
     ASSERT_TRUE(written.ok()) << written;
     GTEST_SKIP() << "golden rewritten: " << path;

@@ -33,14 +33,19 @@
 // interrupt the flow.
 //
 // Address-space changes (the timeline's kMap/kUnmap/kResetUser for the
-// buffer) apply once libipt has read a trace byte at or after their
-// position: libipt's query decoder reads ahead of the blocks it returns
-// (past the next PSB+ when tracing is off), so within a chunk a change may
-// apply a little before the flow reaches its position; at a chunk start it
-// applies exactly. Event::time is libipt's TSC estimate (pt_blk_time) or 0
-// without timing packets; kTimestamp events come only from libipt's tick
-// events (PtDecoderOptions::enable_tick_events). StreamStats::packets is
-// counted by ListPackets only (the block decoder does not report packets).
+// buffer) follow the flow, not libipt's read position: libipt's query
+// decoder reads ahead of the blocks it returns (through a TIP.PGD and the
+// PSB+ after it), so a change libipt has read past applies at once only
+// while the flow is disabled (after a disable event; user-mode recorders
+// write every record there), and otherwise once the read position has
+// moved on again. Events report min(read position, position of the next
+// change not applied yet) as their offset, so that a consumer that keys on
+// offsets (the analysis' exec rule) sees the change where the decoder
+// applied it. At a chunk or segment start changes apply exactly. Event::time is
+// libipt's TSC estimate (pt_blk_time) or 0 without timing packets; kTimestamp
+// events come only from libipt's tick events
+// (PtDecoderOptions::enable_tick_events). StreamStats::packets is counted by
+// ListPackets only (the block decoder does not report packets).
 #ifndef HWT_DECODERS_PT_PT_DECODER_H_
 #define HWT_DECODERS_PT_PT_DECODER_H_
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "decoders/pt/pt_events.h"
@@ -13,6 +15,8 @@
 
 namespace hwt::pt {
 namespace {
+
+const std::vector<capture::AddressSpaceChange> kNoChanges;
 
 // What went wrong, in words, for a libipt error during block decoding.
 const char* ErrorWhat(int code) {
@@ -73,6 +77,12 @@ struct BlockDecoderDeleter {
   }
 };
 
+struct PacketDecoderDeleter {
+  void operator()(pt_packet_decoder* decoder) const {
+    pt_pkt_free_decoder(decoder);
+  }
+};
+
 }  // namespace
 
 PtSegmentDecoder::PtSegmentDecoder(const PtRunContext& run, size_t buffer_index)
@@ -101,6 +111,70 @@ uint32_t PtSegmentDecoder::RegionNumber(int isid) {
 void PtSegmentDecoder::AdvanceAddressSpace(uint64_t position) {
   memory_position_ = std::max(memory_position_, position);
   if (memory_.AdvanceTo(position)) image_.Sync(memory_.mapped_regions());
+  const auto& changes =
+      memory_.timeline().buffer_count() > memory_.buffer_index()
+          ? memory_.timeline().changes(memory_.buffer_index())
+          : kNoChanges;
+  const auto next = std::upper_bound(
+      changes.begin(), changes.end(), memory_position_,
+      [](uint64_t at, const capture::AddressSpaceChange& change) {
+        return at < change.position;
+      });
+  next_change_ = next == changes.end() ? ~uint64_t{0} : next->position;
+}
+
+uint64_t PtSegmentDecoder::OverflowOffset(pt_block_decoder* decoder,
+                                          uint64_t base, uint64_t read) {
+  // libipt returns the overflow event after reading the packets it binds
+  // to (a FUP or TIP.PGE): the OVF packet lies before the read position,
+  // after one of the last read positions (or the sync point).
+  std::vector<uint64_t> starts(read_history_.begin(), read_history_.end());
+  uint64_t sync = 0;
+  if (pt_blk_get_sync_offset(decoder, &sync) >= 0) {
+    starts.push_back(base + sync);
+  }
+  std::sort(starts.begin(), starts.end(), std::greater<uint64_t>());
+  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets(
+      pt_pkt_alloc_decoder(config_));
+  if (!packets) return read;
+  for (uint64_t start : starts) {
+    if (start < base || start >= read) continue;
+    if (pt_pkt_sync_set(packets.get(), start - base) < 0) continue;
+    std::optional<uint64_t> found;
+    for (;;) {
+      uint64_t at = 0;
+      if (pt_pkt_get_offset(packets.get(), &at) < 0 || base + at >= read) {
+        break;
+      }
+      pt_packet packet;
+      if (pt_pkt_next(packets.get(), &packet, sizeof(packet)) < 0) break;
+      if (packet.type == ppt_ovf) found = base + at;
+    }
+    if (found) return *found;
+  }
+  return read;
+}
+
+void PtSegmentDecoder::FollowRead(uint64_t read) {
+  if (read != read_now_) {
+    read_before_ = read_now_;
+    read_now_ = read;
+    read_history_[read_history_next_] = read_before_;
+    read_history_next_ = (read_history_next_ + 1) % read_history_.size();
+  }
+  // While the flow is disabled no instruction is decoded: every change
+  // libipt has read past applies. While it is enabled, libipt may have read
+  // ahead of the flow it still returns (through a TIP.PGD and the PSB+ after
+  // it): a change applies only once the read position moved on again.
+  const uint64_t upto = flow_disabled_ ? read_now_ : read_before_;
+  if (upto > 0) AdvanceAddressSpace(upto - 1);
+}
+
+void PtSegmentDecoder::StartFlow(uint64_t sync, bool disabled) {
+  flow_disabled_ = disabled;
+  read_before_ = read_now_ = sync + 1;
+  read_history_.fill(sync);
+  AdvanceAddressSpace(sync);
 }
 
 void PtSegmentDecoder::AddGap(const Event& gap,
@@ -226,7 +300,7 @@ void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
       event.kind = EventKind::kDisabled;
       event.ip = ev.variant.async_disabled.at;
       event.value = ip_unless_suppressed(ev.variant.async_disabled.ip);
-      event.code = flags | kPtAsync;
+      event.code = flags | kPtAsync | kDisabledInterrupted;
       break;
     case ptev_async_branch:
       event.kind = EventKind::kException;
@@ -367,6 +441,7 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
     uint64_t offset = 0;
     while (status & pts_event_pending) {
       pt_blk_get_offset(decoder, &offset);
+      FollowRead(base + offset);
       pt_event event;
       status = pt_blk_event(decoder, &event, sizeof(event));
       if (status < 0) {
@@ -375,7 +450,15 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
         pt_blk_get_offset(decoder, &stop.offset);
         return stop;
       }
-      EmitEvent(event, base + offset);
+      uint64_t at = FlowOffset(base + offset);
+      if (event.type == ptev_overflow) {
+        at = std::min(at, OverflowOffset(decoder, base, base + offset));
+      }
+      EmitEvent(event, at);
+      flow_disabled_ = event.type == ptev_disabled ||
+                       event.type == ptev_async_disabled ||
+                       (flow_disabled_ && event.type != ptev_enabled &&
+                        event.type != ptev_overflow);
     }
     pt_blk_get_offset(decoder, &offset);
     if (status & pts_eos) {
@@ -393,13 +476,11 @@ PtSegmentDecoder::Stop PtSegmentDecoder::DecodeFromSync(
       return stop;
     }
     Prompt(base + offset);
-    // A change applies once libipt has read a byte at or after its
-    // position (libipt reads ahead of the flow it returns).
-    if (offset > 0) AdvanceAddressSpace(base + offset - 1);
+    FollowRead(base + offset);
     pt_block block;
     std::memset(&block, 0, sizeof(block));
     status = pt_blk_next(decoder, &block, sizeof(block));
-    if (block.ninsn > 0) EmitBlock(decoder, block, base + offset);
+    if (block.ninsn > 0) EmitBlock(decoder, block, FlowOffset(base + offset));
     uint64_t after = 0;
     pt_blk_get_offset(decoder, &after);
     if (after != progress_offset) {
@@ -472,6 +553,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
   pt_config config = run_.config;
   config.begin = buffer.begin();
   config.end = buffer.end();
+  config_ = &config;
   std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
       pt_blk_alloc_decoder(&config));
   if (!decoder) {
@@ -591,6 +673,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
     }
     first_sync = false;
 
+    StartFlow(base + *psb, (status & pts_ip_suppressed) != 0);
     const Stop stop = DecodeFromSync(decoder.get(), status, base);
     if (!stop.error) break;
     if (stop.offset > size) {

@@ -22,6 +22,7 @@
 
 #include <intel-pt.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -97,6 +98,22 @@ class PtSegmentDecoder {
   void DecodeRun(const PtDecodeJob& job);
   Stop DecodeFromSync(pt_block_decoder* decoder, int status, uint64_t base);
   void AdvanceAddressSpace(uint64_t position);
+  // Address-space changes follow the flow, not libipt's read position:
+  // called with the read position before every libipt call.
+  void FollowRead(uint64_t read);
+  // After a sync at (absolute) `sync`: changes up to it apply; `disabled`:
+  // tracing is off there (the PSB+ has no FUP).
+  void StartFlow(uint64_t sync, bool disabled);
+  // The offset events report: the read position, but never past a change
+  // not applied yet (events at or before a change's position precede it,
+  // decoders/event.h), so that consumers see where the flow switched.
+  uint64_t FlowOffset(uint64_t read) const {
+    return std::min(read, next_change_);
+  }
+  // The offset of the OVF packet of an overflow event libipt returned with
+  // its read position at `read` (absolute).
+  uint64_t OverflowOffset(pt_block_decoder* decoder, uint64_t base,
+                          uint64_t read);
   void EmitBlock(pt_block_decoder* decoder, const pt_block& block,
                  uint64_t offset);
   void EmitEvent(const pt_event& event, uint64_t offset);
@@ -122,7 +139,16 @@ class PtSegmentDecoder {
   bool has_time_ = false;
   // Leading PSB+ status events of a segment are still being dropped.
   bool leading_ = false;
-  uint64_t memory_position_ = 0;  // furthest position applied to memory_
+  uint64_t memory_position_ = 0;         // furthest position applied to memory_
+  uint64_t next_change_ = ~uint64_t{0};  // position of the next change
+  // The flow (the events returned so far) is in a disabled stretch.
+  bool flow_disabled_ = false;
+  uint64_t read_now_ = 0;     // libipt's read position (absolute)
+  uint64_t read_before_ = 0;  // the one before it last moved
+  // The last read positions before a move (where an OVF is looked for).
+  std::array<uint64_t, 4> read_history_{};
+  size_t read_history_next_ = 0;
+  const pt_config* config_ = nullptr;  // of the run in progress
   std::atomic<bool> stop_{false};
   uint64_t prompt_from_ = ~uint64_t{0};
   bool prompt_ = false;

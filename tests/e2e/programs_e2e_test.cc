@@ -31,27 +31,11 @@ namespace {
 
 struct ProgramCase {
   std::vector<std::string> argv;  // argv[0]: a test program's name
-  // Why the analysis' stacks are known to differ from the truth, or null
-  // (the instruction sequence is checked either way; the stacks are then
-  // required to differ, so that a fix shows up here).
-  const char* stacks_differ = nullptr;
-  // The program execs. With a PSB right after the exec's TIP.PGD (a small
-  // PSB period) the decoder reads ahead into the PSB+ before it returns the
-  // old program's last blocks, applies the exec's record too early and
-  // loses them ("missing image"): that variant is left out here.
+  // The program execs: it is also encoded with a PSB right at the exec's
+  // record (right after its TIP.PGD), where libipt reads ahead into the
+  // PSB+ before it returns the old program's last blocks.
   bool execs = false;
 };
-
-// crash handled: poke's first instruction faults, so the call to poke is
-// followed by an asynchronous disable at poke and then by the signal
-// handler. The truth pushes poke (the call went there) and runs on_segv on
-// top of it (main;poke); the analysis resolves the pending call against
-// the next traced block and pushes on_segv instead (main;on_segv).
-constexpr char kAsyncPending[] =
-    "transition pending at an asynchronous disable";
-// The truth starts a new stack at an exec; the analysis goes on with the
-// old one (the new program's _start under execve).
-constexpr char kExecStack[] = "no new stack at an exec";
 
 std::string CaseName(const ProgramCase& c) {
   // Arguments that are paths are named by their last component.
@@ -86,10 +70,7 @@ std::vector<ProgramCase> Cases() {
       if (argv[0].rfind("execs", 0) == 0) {
         argv.push_back(TestProgram("counted_static"));
       }
-      const char* differ = nullptr;
-      if (argv.size() > 1 && argv[1] == "handled") differ = kAsyncPending;
-      if (argv[0].rfind("execs", 0) == 0) differ = kExecStack;
-      cases.push_back({argv, differ, differ == kExecStack});
+      cases.push_back({argv, argv[0].rfind("execs", 0) == 0});
     }
   }
   return cases;
@@ -131,34 +112,25 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
   absl::StatusOr<std::vector<uint64_t>> ovf = PacketOffsets(bundle, "ovf");
   ASSERT_TRUE(ovf.ok()) << ovf.status();
   ASSERT_EQ(ovf->size(), 1u);
-  absl::StatusOr<std::vector<uint64_t>> packets = PacketOffsets(bundle, "");
-  ASSERT_TRUE(packets.ok()) << packets.status();
-  const size_t at =
-      std::find(packets->begin(), packets->end(), (*ovf)[0]) - packets->begin();
-  ASSERT_LT(at + 1, packets->size());
-  // The decoder reports the offset libipt stands at when it returns the
-  // overflow event: after the OVF and the FUP (or TIP.PGE) it binds to, not
-  // the OVF packet itself. Both are accepted; anything else is wrong.
-  const uint64_t bound_end =
-      at + 2 < packets->size() ? (*packets)[at + 2] : UINT64_MAX;
-  auto near_ovf = [&](uint64_t offset) {
-    return offset == (*ovf)[0] || offset == (*packets)[at + 1] ||
-           offset == bound_end;
-  };
+  // The decoder reports the overflow at the OVF packet itself (libipt
+  // returns it only after reading the FUP or TIP.PGE it binds to).
   bool listed = false;
   for (const StreamStats& s : decoded->stats) {
     for (const DecodeErrorInfo& e : s.error_list) {
       if (e.reason == GapReason::kOverflow) {
         listed = true;
-        EXPECT_TRUE(near_ovf(e.offset)) << "overflow reported at " << e.offset
-                                        << ", OVF packet at " << (*ovf)[0];
+        EXPECT_EQ(e.offset, (*ovf)[0]) << "overflow reported at " << e.offset
+                                       << ", OVF packet at " << (*ovf)[0];
       }
     }
   }
   EXPECT_TRUE(listed);
-  EXPECT_TRUE(near_ovf(decoded->gaps[0].offset))
-      << "gap at " << decoded->gaps[0].offset << ", OVF packet at "
-      << (*ovf)[0];
+  EXPECT_EQ(decoded->gaps[0].offset, (*ovf)[0]);
+  for (const StreamStats& s : decoded->fast_stats) {
+    for (const DecodeErrorInfo& e : s.error_list) {
+      if (e.reason == GapReason::kOverflow) EXPECT_EQ(e.offset, (*ovf)[0]);
+    }
+  }
 
   // The profile shows the gap as a [gap] leaf.
   absl::StatusOr<Profiled> profiled = ProfileWithSymbols(bundle);
@@ -177,6 +149,38 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
 
 class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
  protected:
+  // Encodes the run with the smallest PSB period from 64 bytes up that puts
+  // a PSB exactly at the exec's position, and requires the exact result.
+  void ExpectExactWithAPsbAtTheExec(const RecordedProgram& p,
+                                    const std::vector<uint64_t>& expected,
+                                    const Truth& truth) {
+    SCOPED_TRACE("psb-at-exec");
+    for (uint32_t period = 64; period <= 1024; ++period) {
+      recorder::PtEncoderOptions options;
+      options.psb_period = period;
+      auto encoded = p.Encode("psb-at-exec", options);
+      ASSERT_TRUE(encoded.ok()) << encoded.status();
+      const std::string bundle = p.dir() + "/psb-at-exec.hwt";
+      absl::StatusOr<std::vector<uint64_t>> execs = ExecPositions(bundle);
+      ASSERT_TRUE(execs.ok()) << execs.status();
+      absl::StatusOr<std::vector<uint64_t>> psbs = PacketOffsets(bundle, "psb");
+      ASSERT_TRUE(psbs.ok()) << psbs.status();
+      const bool at_exec =
+          std::any_of(execs->begin(), execs->end(), [&](uint64_t position) {
+            return position > 0 && std::find(psbs->begin(), psbs->end(),
+                                             position) != psbs->end();
+          });
+      if (!at_exec) continue;
+      std::cout << "psb-at-exec: PSB period " << period << "\n";
+      absl::StatusOr<Truth> variant_truth = ReadTruth(bundle);
+      ASSERT_TRUE(variant_truth.ok()) << variant_truth.status();
+      ExpectExact(absl::StrCat("psb-at-exec, period ", period), bundle,
+                  expected, *variant_truth);
+      return;
+    }
+    ADD_FAILURE() << "no PSB period in [64, 1024] puts a PSB at the exec";
+  }
+
   // The decoder and the analysis on `bundle` must reproduce `expected`
   // (the recorded sequence) and `truth` exactly.
   void ExpectExact(const std::string& what, const std::string& bundle,
@@ -201,15 +205,6 @@ class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
     ASSERT_TRUE(profiled.ok()) << profiled.status();
     EXPECT_EQ(profiled->profile.stats.instructions, truth.instructions);
     EXPECT_EQ(profiled->profile.stats.gaps, 0u);
-    if (GetParam().stacks_differ != nullptr) {
-      std::cout << what << ": known difference (" << GetParam().stacks_differ
-                << "): " << TextDifference(profiled->folded, truth.folded)
-                << "\n";
-      EXPECT_NE(profiled->folded, truth.folded)
-          << "the stacks now match: clear stacks_differ ("
-          << GetParam().stacks_differ << ")";
-      return;
-    }
     EXPECT_EQ(TextDifference(profiled->folded, truth.folded), "");
     EXPECT_TRUE(profiled->functions == truth.functions)
         << "per-function self/total differ from truth/summary.json";
@@ -260,10 +255,6 @@ TEST_P(ProgramE2eTest, DecodeAndProfileReproduceTheRecording) {
       variants = {
           {"no-retc", no_retc}, {"timing", timing}, {"small-psb", small_psb}};
   for (const auto& [name, options] : variants) {
-    if (name == "small-psb" && GetParam().execs) {
-      std::cout << "small-psb left out: exec records and read-ahead\n";
-      continue;
-    }
     auto encoded = p.Encode(name, options);
     ASSERT_TRUE(encoded.ok()) << name << ": " << encoded.status();
     const std::string bundle = p.dir() + "/" + name + ".hwt";
@@ -279,6 +270,7 @@ TEST_P(ProgramE2eTest, DecodeAndProfileReproduceTheRecording) {
     }
   }
 
+  if (GetParam().execs) ExpectExactWithAPsbAtTheExec(p, recorded, *truth);
   ExpectOverflowLosesItsInstructions(p);
 }
 

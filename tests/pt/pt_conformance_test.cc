@@ -458,7 +458,8 @@ TEST(PtConformanceTest, FastCountMatchesDecodeOnPttcCorpus) {
   HWT_REQUIRE_CORPUS(corpus);
   const std::string dir = corpus + "/libipt-pttc";
   if (!FileExists(dir + "/manifest.tsv")) {
-    GTEST_SKIP() << dir << "/manifest.tsv not found";
+    FAIL() << dir
+           << "/manifest.tsv not found (testdata/corpus.sha256 lists it)";
   }
   int traces = 0, walked = 0, handed_over = 0;
   for (const ManifestEntry& entry : ReadManifest(dir + "/manifest.tsv")) {
@@ -499,7 +500,8 @@ TEST(PtConformanceTest, LibiptPttcCorpus) {
   HWT_REQUIRE_CORPUS(corpus);
   const std::string dir = corpus + "/libipt-pttc";
   if (!FileExists(dir + "/manifest.tsv")) {
-    GTEST_SKIP() << dir << "/manifest.tsv not found";
+    FAIL() << dir
+           << "/manifest.tsv not found (testdata/corpus.sha256 lists it)";
   }
   auto failures = ReadExpectedFailures();
   const char* only = getenv("HWT_PTTC_ONLY");  // run one test (debugging)

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "base/status_macros.h"
 #include "capture/opencsd_snapshot.h"
@@ -145,6 +146,92 @@ size_t EditDistance(const std::vector<Range>& a, const std::vector<Range>& b) {
     }
   }
   return static_cast<size_t>(max);
+}
+
+std::optional<std::vector<DiffHunk>> DiffRanges(const std::vector<Range>& a,
+                                                const std::vector<Range>& b,
+                                                size_t max_edits) {
+  // Common prefix and suffix first: most differences are short hunks in
+  // long equal listings, and a missing side is one hunk.
+  size_t prefix = 0;
+  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) {
+    ++prefix;
+  }
+  size_t suffix = 0;
+  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  const long n = static_cast<long>(a.size() - prefix - suffix);
+  const long m = static_cast<long>(b.size() - prefix - suffix);
+  auto A = [&](long i) -> const Range& { return a[prefix + i]; };
+  auto B = [&](long j) -> const Range& { return b[prefix + j]; };
+  // Myers' greedy forward search, keeping V of every step for the way back.
+  std::vector<std::vector<long>> history;  // history[d][k + d]
+  std::vector<long> v(2 * (n + m) + 3, 0);
+  const long offset = n + m + 1;
+  long found = -1;
+  for (long d = 0; d <= n + m; ++d) {
+    if (static_cast<size_t>(d) > max_edits) return std::nullopt;
+    for (long k = -d; k <= d; k += 2) {
+      long x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1]))
+                   ? v[offset + k + 1]
+                   : v[offset + k - 1] + 1;
+      long y = x - k;
+      while (x < n && y < m && A(x) == B(y)) ++x, ++y;
+      v[offset + k] = x;
+      if (x >= n && y >= m) {
+        found = d;
+        break;
+      }
+    }
+    if (found >= 0) break;
+    history.emplace_back(v.begin() + offset - d, v.begin() + offset + d + 1);
+  }
+  // Back from (n, m): each step of d is one deletion (a) or insertion (b)
+  // after a run of equal ranges.
+  std::vector<bool> deleted(static_cast<size_t>(n), false);
+  std::vector<bool> inserted(static_cast<size_t>(m), false);
+  long x = n, y = m;
+  for (long d = found; d > 0; --d) {
+    const std::vector<long>& prev = history[d - 1];  // index k + (d - 1)
+    const long k = x - y;
+    auto at = [&](long kk) { return prev[kk + d - 1]; };
+    const bool down = k == -d || (k != d && at(k - 1) < at(k + 1));
+    const long prev_k = down ? k + 1 : k - 1;
+    const long prev_x = at(prev_k);
+    const long prev_y = prev_x - prev_k;
+    if (down) {
+      inserted[prev_y] = true;
+    } else {
+      deleted[prev_x] = true;
+    }
+    x = prev_x;
+    y = prev_y;
+  }
+  std::vector<DiffHunk> hunks;
+  long i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && !deleted[i] && !inserted[j]) {
+      ++i, ++j;
+      continue;
+    }
+    DiffHunk h;
+    h.a_begin = prefix + i;
+    h.b_begin = prefix + j;
+    while (i < n && deleted[i]) ++i;
+    while (j < m && inserted[j]) ++j;
+    h.a_end = prefix + i;
+    h.b_end = prefix + j;
+    if (!hunks.empty() && hunks.back().a_end == h.a_begin &&
+        hunks.back().b_end == h.b_begin) {
+      hunks.back().a_end = h.a_end;  // deletions and insertions interleaved
+      hunks.back().b_end = h.b_end;
+    } else {
+      hunks.push_back(h);
+    }
+  }
+  return hunks;
 }
 
 }  // namespace hwt::coresight::testing

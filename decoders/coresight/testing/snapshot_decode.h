@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,20 @@ Range RangeOf(const Event& block);
 
 // Insertions + deletions turning `a` into `b` (Myers' O(ND) diff).
 size_t EditDistance(const std::vector<Range>& a, const std::vector<Range>& b);
+
+// One place where `a` and `b` differ in a shortest edit script: a[a_begin,
+// a_end) stands where b has b[b_begin, b_end). Everything between two hunks
+// is equal in both.
+struct DiffHunk {
+  size_t a_begin = 0, a_end = 0, b_begin = 0, b_end = 0;
+  size_t size() const { return (a_end - a_begin) + (b_end - b_begin); }
+};
+// The hunks of a shortest edit script from `a` to `b` (their sizes add up
+// to EditDistance), or an empty optional when more than `max_edits` edits
+// are needed (the script's memory grows with the square of its length).
+std::optional<std::vector<DiffHunk>> DiffRanges(const std::vector<Range>& a,
+                                                const std::vector<Range>& b,
+                                                size_t max_edits);
 
 }  // namespace hwt::coresight::testing
 

@@ -232,6 +232,21 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
   return out;
 }
 
+absl::StatusOr<std::vector<uint64_t>> ExecPositions(const std::string& path) {
+  HWT_ASSIGN_OR_RETURN(std::unique_ptr<capture::Capture> capture,
+                       capture::OpenCapture(path, {}));
+  HWT_ASSIGN_OR_RETURN(capture::AddressSpaceTimeline timeline,
+                       capture::BuildAddressSpaceTimeline(*capture));
+  std::vector<uint64_t> positions;
+  if (timeline.buffer_count() == 0) return positions;
+  for (const capture::AddressSpaceChange& c : timeline.changes(0)) {
+    if (c.kind == capture::AddressSpaceChange::Kind::kResetUser) {
+      positions.push_back(c.position);
+    }
+  }
+  return positions;
+}
+
 absl::StatusOr<std::vector<uint64_t>> PacketOffsets(const std::string& path,
                                                     const std::string& prefix) {
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<capture::Capture> capture,

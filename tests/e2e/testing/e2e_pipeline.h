@@ -105,6 +105,10 @@ struct Profiled {
 absl::StatusOr<Profiled> ProfileWithSymbols(
     const std::string& path, const capture::InputOptions& options = {});
 
+// The trace positions of buffer 0's execs (EXECUTABLE records: the
+// timeline's kResetUser changes).
+absl::StatusOr<std::vector<uint64_t>> ExecPositions(const std::string& path);
+
 // The trace offsets of the packets whose ptdump-style text starts with
 // `prefix` (e.g. "ovf"), listed without decoding control flow.
 absl::StatusOr<std::vector<uint64_t>> PacketOffsets(const std::string& path,
