@@ -513,7 +513,14 @@ class TimelineBuilder {
       region_ids_[key] = id;
       regions.push_back(id);
     }
-    if (regions.empty()) {
+    if (regions.empty() && (*elf)->type == 1) {
+      // ET_REL (a kernel module .ko): the module loader places its sections,
+      // so there are no program headers to map it by.
+      timeline_.AddWarning(absl::StrFormat(
+          "%s: relocatable ELF (ET_REL, e.g. an unlinked kernel module) has "
+          "no PT_LOAD segments and is not supported: nothing mapped",
+          file));
+    } else if (regions.empty()) {
       timeline_.AddWarning(absl::StrFormat(
           "%s: no executable PT_LOAD segment: nothing mapped", file));
     }

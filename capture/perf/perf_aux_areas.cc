@@ -114,7 +114,10 @@ void AuxAreas::ClipAndSplit(AuxArea* area, std::vector<std::string>* lost) {
     const uint64_t end = last.aux_start + last.size;
     if (end > covered_end && end - covered_end < kPayloadAlignment &&
         covered_end > last.aux_start) {
-      last.size = covered_end - last.aux_start;  // the payload's padding
+      // The payload's padding: cut from the segment and from the file.
+      const bool at_file_end = last.file_start + last.size == area->file_size;
+      last.size = covered_end - last.aux_start;
+      if (at_file_end) area->file_size = last.file_start + last.size;
     }
   }
   // Split where the kernel says trace was lost.
