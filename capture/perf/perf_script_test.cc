@@ -125,9 +125,13 @@ std::string FromRecord(const Record& r, bool with_cpu, bool with_build_id) {
 void ExpectSidebandEqualsPerfScript(const std::string& ours,
                                     const std::string& perf_input) {
   CommandResult script = RunCommand(
+      // perf reads the pipe form only from a pipe and the file form only
+      // from a file: the header size (offset 8) is 16 in the pipe form.
       {"sh", "-c",
-       "cat \"$1\" | perf script -i - --no-itrace --show-mmap-events "
-       "--show-task-events",
+       "set -- \"$1\" --no-itrace --show-mmap-events --show-task-events; "
+       "if [ \"$(od -An -t u8 -j 8 -N 8 \"$1\" | tr -d ' ')\" = 16 ]; "
+       "then f=$1; shift; cat \"$f\" | perf script -i - \"$@\"; "
+       "else perf script -i \"$@\"; fi",
        "sh", perf_input},
       120);
   ASSERT_EQ(script.exit_code, 0) << script.err;
