@@ -11,6 +11,14 @@
 
 namespace hwt::analysis {
 
+absl::StatusOr<absl::Span<const uint8_t>> CodeReader::ReadBlock(
+    const BlockStats& block, size_t size) {
+  if (block.region == kNoRegion) {
+    return absl::NotFoundError("outside every image");
+  }
+  return Read(block.region, block.vaddr, size);
+}
+
 ImageCodeReader::ImageCodeReader(const capture::AddressSpaceTimeline& timeline,
                                  std::shared_ptr<ImageFileCache> files)
     : timeline_(timeline),
@@ -81,13 +89,11 @@ class Expander {
 std::string Expander::Expand(const BlockStats& block,
                              std::vector<Decoded>& out) {
   out.clear();
-  if (block.image == kNoImage || block.region == kNoRegion) {
-    return "outside every image";
-  }
+  if (block.image == kNoImage) return "outside every image";
   if (block.last_vaddr < block.vaddr) return "last instruction before first";
   const uint64_t span = block.last_vaddr - block.vaddr + kMaxInsnLength;
   absl::StatusOr<absl::Span<const uint8_t>> code =
-      reader_.Read(block.region, block.vaddr, span);
+      reader_.ReadBlock(block, span);
   if (!code.ok()) return std::string(code.status().message());
   const absl::Span<const uint8_t> bytes = *code;
   uint64_t at = 0;

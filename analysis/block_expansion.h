@@ -31,6 +31,12 @@ class CodeReader {
   virtual absl::StatusOr<absl::Span<const uint8_t>> Read(uint32_t region,
                                                          uint64_t vaddr,
                                                          size_t size) = 0;
+  // The code of `block` (from its first instruction, up to `size` bytes).
+  // By default Read() of the block's region; readers that keep code per
+  // image rather than per region (a saved profile's code bytes) override
+  // this.
+  virtual absl::StatusOr<absl::Span<const uint8_t>> ReadBlock(
+      const BlockStats& block, size_t size);
 };
 
 // Reads code through the memory model's region files (decoders/

@@ -139,6 +139,7 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   decoder_options.jobs = ResolveJobs(options.jobs);
   decoder_options.segment_bytes = options.segment_bytes;
   decoder_options.files = options.files;
+  decoder_options.engine = options.engine;
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
                        CreateDecoder(capture, timeline, decoder_options));
 
@@ -180,6 +181,7 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   }
   result.streams = decoder->streams();
   result.stats = decoder->stats();
+  result.engine_note = decoder->EngineNote();
   return result;
 }
 

@@ -48,12 +48,17 @@ struct CaptureProfileOptions {
   // through (ImageCodeReader) so both map each file once; null: the decoder
   // maps its own.
   std::shared_ptr<ImageFileCache> files;
+  // Which engine follows PT flow: the fast path (default; libipt per
+  // segment where it gives up) or libipt throughout. Every output is the
+  // same either way (tests/pt/differential_test.cc).
+  DecoderEngine engine = DecoderEngine::kFast;
 };
 
 struct CaptureProfile {
   Profile profile;
   std::vector<StreamInfo> streams;
   std::vector<StreamStats> stats;  // per stream, as the decoder counted
+  std::string engine_note;  // how the decoder's engine went (may be empty)
 };
 
 // Decodes the whole capture (PT or CoreSight) and profiles it. `resolver`

@@ -35,6 +35,8 @@ struct BlockStats {
   FunctionId last_function;  // of last_vaddr
   uint64_t count = 0;        // executions
   uint64_t time = 0;         // timing weight (docs/call-stacks.md, Timing)
+
+  friend bool operator==(const BlockStats&, const BlockStats&) = default;
 };
 
 // Block `to` ran right after block `from` on the same thread, with no gap in
@@ -43,6 +45,8 @@ struct BlockEdge {
   uint32_t from = 0;
   uint32_t to = 0;
   uint64_t count = 0;
+
+  friend bool operator==(const BlockEdge&, const BlockEdge&) = default;
 };
 
 // A call tree. nodes[0] is a root without a frame; nodes are in preorder,
@@ -59,6 +63,8 @@ struct CallTree {
     uint64_t self_time = 0;
     uint64_t total_insns = 0;  // self + all descendants
     uint64_t total_time = 0;
+
+    friend bool operator==(const Node&, const Node&) = default;
   };
   // Instructions a node ran per unique block: lets report/ split a node by
   // the inline frames of each address (after BlockExpansion) while staying
@@ -68,6 +74,8 @@ struct CallTree {
     uint32_t block = 0;  // index into Profile::blocks
     uint64_t count = 0;  // executions of the block in this node
     uint64_t time = 0;
+
+    friend bool operator==(const NodeBlock&, const NodeBlock&) = default;
   };
   std::vector<Node> nodes;
   std::vector<NodeBlock> node_blocks;  // sorted by (node, block)
@@ -75,14 +83,21 @@ struct CallTree {
   // Iteration helpers over preorder nodes.
   uint32_t FirstChild(uint32_t n) const { return n + 1; }
   uint32_t NextSibling(uint32_t n) const { return nodes[n].end; }
+
+  friend bool operator==(const CallTree&, const CallTree&) = default;
 };
 
 // One stack of execution: a thread-mode buffer, or in CPU mode one (buffer,
-// context) pair.
+// context) pair. In a profile of several captures (analysis/saved/) threads
+// stay apart per capture: `capture` is the index of the capture they came
+// from (0 in the profile of one capture).
 struct ThreadProfile {
+  uint32_t capture = 0;
   uint32_t stream = 0;
   uint64_t context = 0;  // CR3 / context ID in CPU mode; 0 otherwise
   CallTree tree;
+
+  friend bool operator==(const ThreadProfile&, const ThreadProfile&) = default;
 };
 
 struct FunctionStats {
@@ -92,12 +107,16 @@ struct FunctionStats {
   uint64_t self_time = 0;
   uint64_t total_time = 0;
   uint64_t calls = 0;  // times entered by a near call
+
+  friend bool operator==(const FunctionStats&, const FunctionStats&) = default;
 };
 
 struct CallEdge {
   FrameKey caller;
   FrameKey callee;
   uint64_t count = 0;  // near call instructions
+
+  friend bool operator==(const CallEdge&, const CallEdge&) = default;
 };
 
 // An acyclic intra-procedural path: the blocks one frame ran in address
@@ -109,6 +128,8 @@ struct PathStats {
   uint64_t count = 0;            // complete executions
   uint64_t insns = 0;            // instructions per execution
   uint64_t weight() const { return count * insns; }
+
+  friend bool operator==(const PathStats&, const PathStats&) = default;
 };
 
 struct ProfileStats {
@@ -125,11 +146,13 @@ struct ProfileStats {
   uint64_t unknown_region_blocks = 0;  // blocks outside every image
   uint64_t invalid_region_events = 0;  // Event::region out of range
   uint64_t malformed_blocks = 0;       // ninsn == 0: ignored
+
+  friend bool operator==(const ProfileStats&, const ProfileStats&) = default;
 };
 
 struct Profile {
   bool has_time = false;                 // some block carried a timestamp
-  std::vector<ThreadProfile> threads;    // sorted by (stream, context)
+  std::vector<ThreadProfile> threads;    // sorted by (capture, stream, context)
   CallTree merged;                       // all threads merged by stack
   std::vector<FunctionStats> functions;  // sorted by frame
   std::vector<CallEdge> call_edges;      // sorted by (caller, callee)
@@ -137,6 +160,8 @@ struct Profile {
   std::vector<BlockEdge> edges;          // sorted by (from, to)
   std::vector<PathStats> paths;  // by weight, descending (see hot_paths.h)
   ProfileStats stats;
+
+  friend bool operator==(const Profile&, const Profile&) = default;
 };
 
 }  // namespace hwt::analysis

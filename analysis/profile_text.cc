@@ -73,8 +73,13 @@ std::string ProfileToText(const Profile& p, const FrameNameFn& name_in) {
                     s.gaps_by_reason[r], "\n");
   }
   for (const ThreadProfile& t : p.threads) {
-    absl::StrAppend(&out, "thread stream=", t.stream, " context=", t.context,
-                    "\n", CallTreeToText(t.tree, name));
+    // Profiles of several captures (analysis/saved/) keep threads apart per
+    // capture; one capture's profile has capture 0 only.
+    absl::StrAppend(&out, "thread ",
+                    t.capture != 0 ? absl::StrCat("capture=", t.capture, " ")
+                                   : std::string(),
+                    "stream=", t.stream, " context=", t.context, "\n",
+                    CallTreeToText(t.tree, name));
   }
   absl::StrAppend(&out, "merged\n", CallTreeToText(p.merged, name));
   for (const FunctionStats& f : p.functions) {

@@ -33,6 +33,10 @@ class LatencyDistribution {
   // Nearest-rank percentile (p in (0, 100]): the smallest value v with at
   // least ceil(p/100 * count) values <= v. 0 when empty.
   uint32_t Percentile(double p) const;
+  // How many samples had each latency value (for histograms).
+  const absl::flat_hash_map<uint16_t, uint64_t>& counts() const {
+    return counts_;
+  }
 
  private:
   uint64_t count_ = 0;

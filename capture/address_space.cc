@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "capture/elf_file.h"
+#include "capture/raw_memory.h"
 
 namespace hwt::capture {
 namespace {
@@ -36,6 +37,14 @@ class TimelineBuilder {
       if (!record.build_id.empty()) recorded_ids.push_back(record.build_id);
     }
     for (const ImageSpec& spec : capture_.options().images) {
+      HWT_ASSIGN_OR_RETURN(auto raw_memory, RawMemoryOfImage(spec));
+      if (raw_memory) {
+        // Raw memory stays mapped for the whole trace, like an ELF --image.
+        for (const MemoryDump& dump : *raw_memory) {
+          HWT_RETURN_IF_ERROR(AddMemoryDump(dump, /*persistent=*/true));
+        }
+        continue;
+      }
       if (!spec.has_bias && !recorded_ids.empty()) {
         // An image a recorded mapping names by build-id serves that
         // mapping (Capture::ResolveImage), not a second one at bias 0.
@@ -58,65 +67,72 @@ class TimelineBuilder {
       }
     }
     for (const MemoryDump& dump : capture_.manifest().memory) {
-      std::string file = dump.file;
-      if (!file.empty() && file[0] != '/') file = capture_.root() + "/" + file;
-      Image image;
-      image.recorded_path = dump.file;
-      image.is_elf = false;
-      auto mapped = MappedFile::Open(file);
-      if (!mapped.ok()) {
-        timeline_.AddWarning(absl::StrFormat(
-            "memory dump %s not readable (%s): 0x%x cannot be decoded",
-            dump.file, mapped.status().message(), dump.address));
-        continue;
-      }
-      image.file = file;
-      uint64_t size = dump.size;
-      if (dump.file_offset > mapped->size()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: memory dump offset 0x%x is beyond the end of the file (%u "
-            "bytes)",
-            file, dump.file_offset, mapped->size()));
-      }
-      uint64_t available = mapped->size() - dump.file_offset;
-      if (size == 0 || size > available) size = available;
-      if (size == 0) continue;
-      // A dump of an ELF file (OpenCSD snapshots name the program and its
-      // libraries) is that ELF loaded at a bias: its addresses then name
-      // ELF vaddrs that symbols and DWARF know.
-      uint64_t bias = 0;
-      const absl::Span<const uint8_t> bytes = mapped->bytes();
-      if (LooksLikeElf(bytes)) {
-        auto elf = ParseElf(bytes, file);
-        if (elf.ok()) {
-          for (const ElfSegment& seg : elf->segments) {
-            if (seg.type == 1 /*PT_LOAD*/ && seg.offset <= dump.file_offset &&
-                dump.file_offset < seg.offset + seg.filesz) {
-              image.is_elf = true;
-              image.build_id = elf->build_id;
-              bias = dump.address - (seg.vaddr + dump.file_offset - seg.offset);
-              break;
-            }
+      HWT_RETURN_IF_ERROR(AddMemoryDump(dump, /*persistent=*/false));
+    }
+    return absl::OkStatus();
+  }
+
+  // Maps one memory dump (a manifest `memory` entry, or raw memory given as
+  // --image) for every buffer from the start.
+  absl::Status AddMemoryDump(const MemoryDump& dump, bool persistent) {
+    std::string file = dump.file;
+    if (!file.empty() && file[0] != '/') file = capture_.root() + "/" + file;
+    Image image;
+    image.recorded_path = dump.file;
+    image.is_elf = false;
+    auto mapped = MappedFile::Open(file);
+    if (!mapped.ok()) {
+      timeline_.AddWarning(absl::StrFormat(
+          "memory dump %s not readable (%s): 0x%x cannot be decoded", dump.file,
+          mapped.status().message(), dump.address));
+      return absl::OkStatus();
+    }
+    image.file = file;
+    uint64_t size = dump.size;
+    if (dump.file_offset > mapped->size()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: memory dump offset 0x%x is beyond the end of the file (%u "
+          "bytes)",
+          file, dump.file_offset, mapped->size()));
+    }
+    uint64_t available = mapped->size() - dump.file_offset;
+    if (size == 0 || size > available) size = available;
+    if (size == 0) return absl::OkStatus();
+    // A dump of an ELF file (OpenCSD snapshots name the program and its
+    // libraries) is that ELF loaded at a bias: its addresses then name
+    // ELF vaddrs that symbols and DWARF know.
+    uint64_t bias = 0;
+    const absl::Span<const uint8_t> bytes = mapped->bytes();
+    if (LooksLikeElf(bytes)) {
+      auto elf = ParseElf(bytes, file);
+      if (elf.ok()) {
+        for (const ElfSegment& seg : elf->segments) {
+          if (seg.type == 1 /*PT_LOAD*/ && seg.offset <= dump.file_offset &&
+              dump.file_offset < seg.offset + seg.filesz) {
+            image.is_elf = true;
+            image.build_id = elf->build_id;
+            bias = dump.address - (seg.vaddr + dump.file_offset - seg.offset);
+            break;
           }
         }
       }
-      const bool elf_dump = image.is_elf;
-      uint32_t image_id = timeline_.AddImage(std::move(image));
-      // Unlike images from records, a dump stays mapped across EXECUTABLE
-      // records.
-      if (elf_dump) persistent_images_.insert(image_id);
-      Region region;
-      region.image = image_id;
-      region.start = dump.address;
-      region.end = dump.address + size;
-      region.file_offset = dump.file_offset;
-      region.file_size = size;
-      region.bias = bias;
-      region.space = dump.space;
-      uint32_t region_id = timeline_.AddRegion(region);
-      for (size_t b = 0; b < last_position_.size(); ++b) {
-        Change(b, kMap, 0, region_id);
-      }
+    }
+    const bool elf_dump = image.is_elf;
+    uint32_t image_id = timeline_.AddImage(std::move(image));
+    // Unlike images from records, a dump stays mapped across EXECUTABLE
+    // records.
+    if (elf_dump || persistent) persistent_images_.insert(image_id);
+    Region region;
+    region.image = image_id;
+    region.start = dump.address;
+    region.end = dump.address + size;
+    region.file_offset = dump.file_offset;
+    region.file_size = size;
+    region.bias = bias;
+    region.space = dump.space;
+    uint32_t region_id = timeline_.AddRegion(region);
+    for (size_t b = 0; b < last_position_.size(); ++b) {
+      Change(b, kMap, 0, region_id);
     }
     return absl::OkStatus();
   }

@@ -23,6 +23,8 @@ namespace hwt::capture {
 // `--image FILE[@BIAS]`: an ELF image mapped at load bias BIAS (0 for non-PIE).
 // Without a bias, an image whose build-id a recorded mapping names (perf.data
 // MMAP records) serves that mapping, at its recorded address, instead.
+// A file that is not ELF is raw memory (capture/raw_memory.h): loaded at BIAS
+// as its address, or a page cache pair that carries its own addresses.
 struct ImageSpec {
   std::string path;
   uint64_t bias = 0;

@@ -56,3 +56,8 @@ endif()
 if(HWT_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# protobuf: the saved profile file (analysis/saved/hwtprof.proto). Debian
+# and FreeBSD ship no CMake config for it; CMake's FindProtobuf finds the
+# library and protoc.
+find_package(Protobuf REQUIRED)

@@ -29,6 +29,8 @@ struct StreamInfo {
   std::optional<int32_t> cpu;
   std::optional<int32_t> thread;
   uint32_t trace_id = 0;  // CoreSight trace ID; 0 for PT
+
+  friend bool operator==(const StreamInfo&, const StreamInfo&) = default;
 };
 
 struct DecodeErrorInfo {
@@ -38,6 +40,9 @@ struct DecodeErrorInfo {
   uint64_t ip = 0;      // last known IP, 0 if none
   std::string message;  // e.g. "trace doesn't match instruction (libipt:
                         // bad query)"
+
+  friend bool operator==(const DecodeErrorInfo&,
+                         const DecodeErrorInfo&) = default;
 };
 
 // Every input byte is either decoded or lost: trace_bytes == bytes_decoded +
@@ -57,6 +62,8 @@ struct StreamStats {
   static constexpr size_t kMaxListedErrors = 1000;
   void AddError(DecodeErrorInfo error);
   void Merge(const StreamStats& other);
+
+  friend bool operator==(const StreamStats&, const StreamStats&) = default;
 };
 // The sum over all streams (the error list keeps the first kMaxListedErrors).
 StreamStats TotalStats(const std::vector<StreamStats>& stats);
@@ -71,6 +78,14 @@ class PacketSink {
                         std::string_view text) = 0;
 };
 
+// Which engine follows the control flow where a backend has two. The
+// results are the same (every report output is byte-identical; the
+// differential tests check it); kFast is faster.
+enum class DecoderEngine : uint8_t {
+  kFast,    // PT: the block-cache walker, libipt per segment where it gives up
+  kLibipt,  // PT: libipt's block decoder throughout
+};
+
 struct DecoderOptions {
   // Worker threads for independent buffers and PSB segments; 0 = one per
   // core. The events are the same for any number.
@@ -82,6 +97,7 @@ struct DecoderOptions {
   // other readers of the same run (block expansion, a second decoder); null:
   // the decoder maps its own.
   std::shared_ptr<ImageFileCache> files;
+  DecoderEngine engine = DecoderEngine::kLibipt;
 };
 
 // Receives a decode in segments that are decoded in parallel: each segment's
@@ -125,6 +141,11 @@ class TraceDecoder {
   // count. `note` gets one line on how the fast path went. The default
   // says that the backend has no fast path.
   virtual absl::Status CountInstructions(std::string* note);
+
+  // One line on how the engine went in the last Decode(), DecodeSegments()
+  // or CountInstructions() (how much took the fast path and how much fell
+  // back, and why); empty when there is nothing to say.
+  virtual std::string EngineNote() const { return {}; }
 
   // Lists packets without following control flow (needs no images).
   virtual absl::Status ListPackets(PacketSink& sink) = 0;

@@ -23,6 +23,7 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
       pt_options.jobs = options.jobs;
       pt_options.segment_bytes = options.segment_bytes;
       pt_options.files = options.files;
+      pt_options.fast = options.engine == DecoderEngine::kFast;
       HWT_ASSIGN_OR_RETURN(
           std::unique_ptr<pt::PtDecoder> decoder,
           pt::PtDecoder::Create(capture, address_space, pt_options));

@@ -4,11 +4,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <set>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/file_util.h"
@@ -93,18 +95,24 @@ capture::Manifest BuildManifest(const EmulateOptions& options,
 
 void ExecutionLog::Replay(ExecutionSink& sink) const {
   sink.OnStart(info_);
+  const bool with_lengths = lengths_.size() == instructions_.size();
+  auto deliver = [&](size_t from, size_t to) {
+    if (to <= from) return;
+    auto ips = absl::MakeConstSpan(instructions_).subspan(from, to - from);
+    if (with_lengths) {
+      sink.OnInstructionsWithLengths(
+          ips, absl::MakeConstSpan(lengths_).subspan(from, to - from));
+    } else {
+      sink.OnInstructions(ips);
+    }
+  };
   size_t done = 0;
   for (const Mapping& mapping : mappings_) {
-    if (mapping.before > done) {
-      sink.OnInstructions(absl::MakeConstSpan(instructions_)
-                              .subspan(done, mapping.before - done));
-      done = mapping.before;
-    }
+    deliver(done, mapping.before);
+    done = std::max(done, mapping.before);
     sink.OnMapping(mapping.event);
   }
-  if (instructions_.size() > done) {
-    sink.OnInstructions(absl::MakeConstSpan(instructions_).subspan(done));
-  }
+  deliver(done, instructions_.size());
   if (exit_status_) sink.OnExit(*exit_status_);
 }
 
@@ -118,7 +126,47 @@ capture::CpuIdentity DefaultEmulatedCpu() {
   return cpu;
 }
 
+namespace {
+
+absl::StatusOr<EmulateResult> RecordWith(const EmulateOptions& options);
+
+void Notify(const EmulateOptions& options, const std::string& message) {
+  if (options.notify) options.notify(message);
+}
+
+}  // namespace
+
 absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
+  if (options.replay != nullptr || options.recorder != RecorderKind::kAuto) {
+    return RecordWith(options);
+  }
+  EmulateOptions chosen = options;
+  absl::Status valgrind = ValgrindRecorderAvailable();
+  if (!valgrind.ok()) {
+    Notify(options, absl::StrCat("recording with ptrace single-stepping (about "
+                                 "20k instructions/s): the valgrind recorder "
+                                 "is not available: ",
+                                 valgrind.message()));
+    chosen.recorder = RecorderKind::kPtrace;
+    return RecordWith(chosen);
+  }
+  Notify(options,
+         "recording with valgrind (the hwttrace tool: exact, millions of "
+         "instructions/s)");
+  chosen.recorder = RecorderKind::kValgrind;
+  absl::StatusOr<EmulateResult> result = RecordWith(chosen);
+  if (result.ok() || !PtraceCanRecordInstead(result.status())) return result;
+  Notify(options, absl::StrCat(result.status().message(),
+                               "; recording again with ptrace "
+                               "single-stepping (the program runs again)"));
+  if (options.log != nullptr) options.log->Clear();
+  chosen.recorder = RecorderKind::kPtrace;
+  return RecordWith(chosen);
+}
+
+namespace {
+
+absl::StatusOr<EmulateResult> RecordWith(const EmulateOptions& options) {
   if (options.argv.empty()) {
     return absl::InvalidArgumentError("no program to record");
   }
@@ -158,14 +206,16 @@ absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
     ptrace.max_instructions = options.max_instructions;
     HWT_ASSIGN_OR_RETURN(result.recording, RecordWithPtrace(ptrace, tee));
   } else {
-    recorder_name = "valgrind-lackey";
+    recorder_name = "valgrind-hwttrace";
     ValgrindRecorderOptions valgrind;
     valgrind.argv = options.argv;
     valgrind.stdin_path = options.stdin_path;
     valgrind.stdout_path = options.stdout_path;
     valgrind.cpu = options.cpu;
+    valgrind.max_instructions = options.max_instructions;
     HWT_ASSIGN_OR_RETURN(result.recording, RecordWithValgrind(valgrind, tee));
   }
+  result.recorder = recorder_name;
   if (options.log != nullptr) {
     options.log->stats = result.recording;
     auto vdso = ReadFileToString(vdso_dump);
@@ -212,5 +262,7 @@ absl::StatusOr<EmulateResult> RecordCapture(const EmulateOptions& options) {
   result.bundle = options.bundle;
   return result;
 }
+
+}  // namespace
 
 }  // namespace hwt::recorder

@@ -8,6 +8,7 @@
 #ifndef HWT_RECORDER_EMULATE_H_
 #define HWT_RECORDER_EMULATE_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,11 @@
 
 namespace hwt::recorder {
 
-enum class RecorderKind { kPtrace, kValgrind };
+// kAuto: valgrind (with the hwttrace tool) when it is installed, else
+// ptrace; a valgrind recording that fails because the program runs code
+// valgrind cannot record exactly (generated code, an instruction VEX cannot
+// decode) is run again with ptrace. EmulateOptions::notify says which.
+enum class RecorderKind { kAuto, kPtrace, kValgrind };
 
 // One recorded run kept in memory (an ExecutionSink): its mapping events,
 // instruction sequence and exit, the vDSO image it ran with, and the
@@ -36,7 +41,15 @@ class ExecutionLog : public ExecutionSink {
   void OnInstructions(absl::Span<const uint64_t> ips) override {
     instructions_.insert(instructions_.end(), ips.begin(), ips.end());
   }
+  void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                 absl::Span<const uint8_t> lengths) override {
+    lengths_.resize(instructions_.size());  // unknown before: 0
+    instructions_.insert(instructions_.end(), ips.begin(), ips.end());
+    lengths_.insert(lengths_.end(), lengths.begin(), lengths.end());
+  }
   void OnExit(int status) override { exit_status_ = status; }
+  // Forgets everything (before a run is recorded again).
+  void Clear() { *this = ExecutionLog(); }
 
   // Delivers the run to `sink` as the recorder did (mapping events before
   // the instruction they precede).
@@ -44,6 +57,9 @@ class ExecutionLog : public ExecutionSink {
 
   const ExecutionInfo& info() const { return info_; }
   const std::vector<uint64_t>& instructions() const { return instructions_; }
+  // The recorder's lengths (OnInstructionsWithLengths), empty when it gave
+  // none.
+  const std::vector<uint8_t>& lengths() const { return lengths_; }
   std::optional<int> exit_status() const { return exit_status_; }
 
   // Filled by RecordCapture.
@@ -58,12 +74,15 @@ class ExecutionLog : public ExecutionSink {
   ExecutionInfo info_;
   std::vector<Mapping> mappings_;
   std::vector<uint64_t> instructions_;
+  std::vector<uint8_t> lengths_;
   std::optional<int> exit_status_;
 };
 
 struct EmulateOptions {
   std::vector<std::string> argv;  // the program and its arguments
-  RecorderKind recorder = RecorderKind::kPtrace;
+  RecorderKind recorder = RecorderKind::kAuto;
+  // Told which recorder runs, and why (hwt-emulate prints it on stderr).
+  std::function<void(const std::string&)> notify;
   // The CPU the capture claims to come from (libipt applies its errata).
   capture::CpuIdentity cpu;
   PtEncoderOptions encoder;
@@ -74,7 +93,7 @@ struct EmulateOptions {
   // The program's standard streams; empty: inherited.
   std::string stdin_path;
   std::string stdout_path;
-  uint64_t max_instructions = 0;  // ptrace: stop after this many; 0 = all
+  uint64_t max_instructions = 0;  // stop after this many; 0 = all
   // Keep the run here (not owned; filled from empty).
   ExecutionLog* log = nullptr;
   // Encode this earlier run instead of running a program (not owned): argv
@@ -83,6 +102,7 @@ struct EmulateOptions {
 };
 
 struct EmulateResult {
+  std::string recorder;  // "ptrace-singlestep" or "valgrind-hwttrace"
   RecordingStats recording;
   PtEncoderStats encoder;
   uint64_t truth_instructions = 0;

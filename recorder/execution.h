@@ -30,7 +30,7 @@ struct MappingEvent {
 struct ExecutionInfo {
   std::string command;       // argv joined, for humans
   capture::CpuIdentity cpu;  // the CPU the trace claims to come from
-  std::string recorder;      // "ptrace-singlestep", "valgrind-lackey"
+  std::string recorder;      // "ptrace-singlestep", "valgrind-hwttrace"
 };
 
 class ExecutionSink {
@@ -44,6 +44,15 @@ class ExecutionSink {
   // rep-prefixed string instruction appears once per execution, not once
   // per iteration.
   virtual void OnInstructions(absl::Span<const uint64_t> ips) = 0;
+  // The same, with each instruction's length as the recorder's own decoder
+  // measured it (the valgrind recorder: VEX's), for sinks that must not take
+  // lengths from the project's x86 classifier (the ground truth). Recorders
+  // that know lengths call this instead of OnInstructions; the default
+  // ignores the lengths.
+  virtual void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                         absl::Span<const uint8_t> lengths) {
+    OnInstructions(ips);
+  }
   // The process ended (exit status, or -signal).
   virtual void OnExit(int status) {}
 };
@@ -72,6 +81,10 @@ class TeeExecutionSink : public ExecutionSink {
   }
   void OnInstructions(absl::Span<const uint64_t> ips) override {
     for (auto* s : sinks_) s->OnInstructions(ips);
+  }
+  void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                 absl::Span<const uint8_t> lengths) override {
+    for (auto* s : sinks_) s->OnInstructionsWithLengths(ips, lengths);
   }
   void OnExit(int status) override {
     for (auto* s : sinks_) s->OnExit(status);

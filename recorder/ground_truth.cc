@@ -19,18 +19,10 @@ uint64_t PairKey(uint32_t a, uint32_t b) { return (uint64_t{a} << 32) | b; }
 
 }  // namespace
 
-symbolizer::SymbolizerOptions GroundTruthSymbolOptions() {
-  symbolizer::SymbolizerOptions options;
-  options.inline_frames = false;
-  options.line_info = false;
-  return options;
-}
-
-GroundTruth::GroundTruth(CodeMapOptions options,
-                         symbolizer::SymbolizerOptions symbols)
+GroundTruth::GroundTruth(CodeMapOptions options, ElfFunctionOptions functions)
     : aliased_(options.path_aliases),
       code_(std::move(options)),
-      symbolizer_(symbolizer::Symbolizer::Create(std::move(symbols))) {}
+      function_options_(std::move(functions)) {}
 
 GroundTruth::~GroundTruth() = default;
 
@@ -45,7 +37,7 @@ void GroundTruth::OnMapping(const MappingEvent& event) {
 
 void GroundTruth::OnExit(int status) { exit_status_ = status; }
 
-// The symbolizer image of a CodeMap image instance, registered on first use.
+// The symbol table of a CodeMap image instance, read on first use.
 int32_t GroundTruth::SymbolImage(uint32_t mapped_image) {
   if (mapped_image >= symbol_image_of_.size()) {
     symbol_image_of_.resize(code_.images().size(), kNotRegistered);
@@ -58,9 +50,13 @@ int32_t GroundTruth::SymbolImage(uint32_t mapped_image) {
       static_cast<int32_t>(symbol_image_paths_.size()));
   if (inserted) {
     symbol_image_paths_.push_back(image.recorded_path);
-    absl::Status status =
-        symbolizer_->AddImage(it->second, image.file, image.recorded_path);
-    if (!status.ok() && status_.ok()) status_ = status;
+    auto table = ElfFunctionTable::Read(image.file, function_options_);
+    if (table.ok()) {
+      tables_.push_back(std::make_unique<ElfFunctionTable>(std::move(*table)));
+    } else {
+      tables_.push_back(nullptr);
+      if (status_.ok()) status_ = table.status();
+    }
   }
   id = it->second;
   return id;
@@ -76,8 +72,9 @@ const GroundTruth::Place& GroundTruth::PlaceOf(uint64_t addr) {
     if (auto location = code_.Locate(addr)) {
       Place& place = it->second;
       place.key.image = SymbolImage(location->image);
+      const ElfFunctionTable* table = tables_[place.key.image].get();
       place.key.symbol =
-          symbolizer_->FunctionFor(place.key.image, location->vaddr);
+          table != nullptr ? table->Find(location->vaddr) : nullptr;
       place.vaddr = location->vaddr;
     }
   }
@@ -98,8 +95,8 @@ uint32_t GroundTruth::Intern(const std::string& name) {
 uint32_t GroundTruth::FrameName(const Place& place) {
   if (place.key.image < 0) return Intern("[unknown]");
   if (place.key.symbol != nullptr) return Intern(place.key.symbol->name);
-  return Intern(symbolizer::UnknownFunctionName(
-      symbol_image_paths_[place.key.image], place.vaddr));
+  return Intern(
+      UncoveredCodeName(symbol_image_paths_[place.key.image], place.vaddr));
 }
 
 uint32_t GroundTruth::Child(uint32_t parent, uint32_t name) {
@@ -119,10 +116,13 @@ void GroundTruth::StartStack(uint64_t addr) {
       Frame{Child(kNoNode, FrameName(place)), kNoReturn, place.key});
 }
 
+// The control transfer from the instruction at `ip` to `next`: the class
+// (and a direct branch's target) is the classifier's; `length` is the
+// recorder's when nonzero.
 void GroundTruth::Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
-                           uint64_t next) {
+                           uint8_t length, uint64_t next) {
   if (!insn) return;  // undecodable: no known control transfer
-  uint64_t fall_through = ip + insn->length;
+  uint64_t fall_through = ip + (length != 0 ? length : insn->length);
   switch (insn->cls) {
     case x86::InsnClass::kCall:
     case x86::InsnClass::kCallIndirect: {
@@ -196,21 +196,33 @@ void GroundTruth::Jump(uint64_t ip, uint64_t target) {
   top.key = key;
 }
 
-void GroundTruth::OnInstructions(absl::Span<const uint64_t> ips) {
-  for (uint64_t ip : ips) {
-    if (!have_prev_) {
-      StartStack(ip);
-      have_prev_ = true;
-    } else {
-      Transfer(prev_ip_, prev_insn_, ip);
-    }
-    ++nodes_[stack_.back().node].count;
-    prev_insn_ = code_.InsnAt(ip);
-    if (!prev_insn_) ++undecodable_;
-    prev_ip_ = ip;
-    digest_.Add(ip);
+void GroundTruth::Step(uint64_t ip, uint8_t length) {
+  if (!have_prev_) {
+    StartStack(ip);
+    have_prev_ = true;
+  } else {
+    Transfer(prev_ip_, prev_insn_, prev_length_, ip);
   }
-  instructions_ += ips.size();
+  ++nodes_[stack_.back().node].count;
+  prev_insn_ = code_.InsnAt(ip);
+  if (!prev_insn_) ++undecodable_;
+  prev_ip_ = ip;
+  prev_length_ = length;
+  digest_.Add(ip);
+  ++instructions_;
+}
+
+void GroundTruth::OnInstructions(absl::Span<const uint64_t> ips) {
+  for (uint64_t ip : ips) Step(ip, 0);
+}
+
+void GroundTruth::OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                            absl::Span<const uint8_t> lengths) {
+  for (size_t i = 0; i < ips.size(); ++i) {
+    const uint8_t length = i < lengths.size() ? lengths[i] : 0;
+    if (length != 0) ++recorder_lengths_;
+    Step(ips[i], length);
+  }
 }
 
 std::string GroundTruth::FoldedStacks() const {
@@ -299,6 +311,7 @@ std::string GroundTruth::SummaryJson() const {
     j["exit_status"] = nullptr;
   }
   j["undecodable_instructions"] = undecodable_;
+  j["recorder_lengths"] = recorder_lengths_;
   nlohmann::ordered_json functions = nlohmann::ordered_json::array();
   for (const FunctionCount& f : Functions()) {
     functions.push_back(

@@ -4,14 +4,21 @@
 // function self/total counts and call edges, plus the instruction count and
 // a digest of the instruction sequence. The analysis layer implements the
 // same stack rules independently from decoded trace; tests compare the two.
-// The stack machinery here is deliberately independent of analysis/; which
-// function an address belongs to, and the names, come from the symbolizer
-// (the function rules are implemented once, in symbolizer/).
+// Both halves are deliberately independent of the code they check: the
+// stack machinery of analysis/, and the symbolizer's function rules (which
+// function an address belongs to, and its name, come from the truth's own
+// ELF reader, recorder/elf_functions.h). What ran comes from the recorder:
+// with OnInstructionsWithLengths (the valgrind recorder) the addresses and
+// lengths are VEX's; the project's x86 classifier (CodeMap) is used only
+// for the class of each instruction (call, return, jump, conditional jump)
+// and a direct branch's target, and for lengths when the recorder gives
+// none (the ptrace recorder).
 //
 // Output files (Write): summary.json
 //   {"format": "hwt-ground-truth", "version": 1, "recorder", "command",
 //    "instructions", "digest": "fnv1a64:<16 hex digits>", "exit_status",
-//    "undecodable_instructions",
+//    "undecodable_instructions", "recorder_lengths" (instructions whose
+//    length came from the recorder, not the classifier),
 //    "functions": [{"name", "self", "total"}]            (sorted by name),
 //    "call_edges": [{"caller", "callee", "count"}]       (sorted),
 //    "images": [{"path", "file", "bias"}]}               (mapping order)
@@ -35,8 +42,8 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "recorder/code_map.h"
+#include "recorder/elf_functions.h"
 #include "recorder/execution.h"
-#include "symbolizer/symbolizer.h"
 
 namespace hwt::recorder {
 
@@ -61,11 +68,6 @@ class InstructionDigest {
   uint64_t value_ = kOffsetBasis;
 };
 
-// How the ground truth reads symbols: as the analysis side does by default
-// (demangled names, debug files' symbol tables when richer), without the
-// DWARF the truth does not need.
-symbolizer::SymbolizerOptions GroundTruthSymbolOptions();
-
 struct FunctionCount {
   std::string name;
   uint64_t self = 0;
@@ -81,16 +83,16 @@ struct CallEdge {
 class GroundTruth : public ExecutionSink {
  public:
   // `options` tell the code map where recorded paths are on this machine
-  // ("[vdso]" -> the dump); `symbols` how functions are read (the analysis
-  // side must use the same options to reproduce the names).
-  explicit GroundTruth(
-      CodeMapOptions options = {},
-      symbolizer::SymbolizerOptions symbols = GroundTruthSymbolOptions());
+  // ("[vdso]" -> the dump); `functions` where debug files are.
+  explicit GroundTruth(CodeMapOptions options = {},
+                       ElfFunctionOptions functions = {});
   ~GroundTruth() override;
 
   void OnStart(const ExecutionInfo& info) override;
   void OnMapping(const MappingEvent& event) override;
   void OnInstructions(absl::Span<const uint64_t> ips) override;
+  void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                 absl::Span<const uint8_t> lengths) override;
   void OnExit(int status) override;
 
   // The first problem met (an image that cannot be read); results are
@@ -102,6 +104,8 @@ class GroundTruth : public ExecutionSink {
   // Instructions whose bytes could not be decoded (counted, attributed, but
   // their control flow is unknown).
   uint64_t undecodable() const { return undecodable_; }
+  // Instructions whose length came from the recorder (not the classifier).
+  uint64_t recorder_lengths() const { return recorder_lengths_; }
   std::optional<int> exit_status() const { return exit_status_; }
 
   std::string FoldedStacks() const;
@@ -110,12 +114,12 @@ class GroundTruth : public ExecutionSink {
   std::string SummaryJson() const;
 
  private:
-  // A function identity for the jump rules: (symbolizer image, symbol);
-  // symbol null = code of that image no symbol covers; image -1 = outside
-  // every image.
+  // A function identity for the jump rules: (symbol image, symbol); symbol
+  // null = code of that image no symbol covers; image -1 = outside every
+  // image.
   struct FuncKey {
     int32_t image = -1;
-    const symbolizer::FunctionSymbol* symbol = nullptr;
+    const ElfFunction* symbol = nullptr;
     bool operator==(const FuncKey& o) const {
       return image == o.image && symbol == o.symbol;
     }
@@ -143,7 +147,8 @@ class GroundTruth : public ExecutionSink {
   uint32_t Child(uint32_t parent, uint32_t name);
   void StartStack(uint64_t addr);
   void Transfer(uint64_t ip, const std::optional<x86::Insn>& insn,
-                uint64_t next);
+                uint8_t length, uint64_t next);
+  void Step(uint64_t ip, uint8_t length);
   void Jump(uint64_t ip, uint64_t target);
 
   std::map<std::string, std::string> aliased_;  // CodeMapOptions::path_aliases
@@ -154,9 +159,11 @@ class GroundTruth : public ExecutionSink {
   uint64_t instructions_ = 0;
   InstructionDigest digest_;
   uint64_t undecodable_ = 0;
+  uint64_t recorder_lengths_ = 0;
 
   bool have_prev_ = false;
   uint64_t prev_ip_ = 0;
+  uint8_t prev_length_ = 0;  // the recorder's, or 0
   std::optional<x86::Insn> prev_insn_;
 
   std::vector<Frame> stack_;
@@ -166,9 +173,11 @@ class GroundTruth : public ExecutionSink {
   absl::flat_hash_map<std::string, uint32_t> name_ids_;
   absl::flat_hash_map<uint64_t, uint64_t> edges_;  // (caller, callee) names
 
-  std::unique_ptr<symbolizer::Symbolizer> symbolizer_;
-  // Images of the symbolizer: one per (recorded path, file), as the
-  // capture's address-space timeline has them; by CodeMap image index.
+  ElfFunctionOptions function_options_;
+  // Symbol tables: one per (recorded path, file), as the capture's
+  // address-space timeline has them (null: unreadable); by CodeMap image
+  // index.
+  std::vector<std::unique_ptr<ElfFunctionTable>> tables_;
   std::map<std::pair<std::string, std::string>, int32_t> symbol_images_;
   std::vector<int32_t> symbol_image_of_;  // -2: not registered yet
   std::vector<std::string> symbol_image_paths_;

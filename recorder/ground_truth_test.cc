@@ -62,20 +62,20 @@ uint64_t EdgeCount(const GroundTruth& truth, const std::string& caller,
   return 0;
 }
 
-// The symbols of one file, as the ground truth reads them.
-std::unique_ptr<symbolizer::Symbolizer> Symbols(const std::string& file) {
-  auto symbols = symbolizer::Symbolizer::Create(GroundTruthSymbolOptions());
-  absl::Status status = symbols->AddImage(0, file, file);
-  EXPECT_TRUE(status.ok()) << status;
-  return symbols;
+// The functions of one file, as the ground truth reads them.
+std::unique_ptr<ElfFunctionTable> Symbols(const std::string& file) {
+  auto table = ElfFunctionTable::Read(file);
+  EXPECT_TRUE(table.ok()) << table.status();
+  if (!table.ok()) return std::make_unique<ElfFunctionTable>();
+  return std::make_unique<ElfFunctionTable>(std::move(*table));
 }
 
 // The start of the function named `name` (0 if none).
-uint64_t StartOf(const symbolizer::Symbolizer& symbols,
-                 const std::string& name) {
-  auto found = symbols.FindFunctions(name, symbolizer::NameMatch::kExact);
-  if (!found.ok() || found->empty()) return 0;
-  return (*found)[0].symbol->start;
+uint64_t StartOf(const ElfFunctionTable& symbols, const std::string& name) {
+  for (const ElfFunction& f : symbols.functions()) {
+    if (f.name == name) return f.start;
+  }
+  return 0;
 }
 
 std::vector<std::vector<std::string>> FoldedStacks(const GroundTruth& truth) {
@@ -265,8 +265,7 @@ TEST_F(GroundTruthTest, PltCallsAndTheVdsoInADynamicProgram) {
   EXPECT_EQ(EdgeCount(truth, "main", "fopen@plt"), 1u);
   EXPECT_EQ(EdgeCount(truth, "main", "clock_gettime@plt"), 1u);
   auto libc = Symbols("/lib/x86_64-linux-gnu/libc.so.6");
-  const symbolizer::FunctionSymbol* puts =
-      libc->FunctionFor(0, StartOf(*libc, "puts"));
+  const ElfFunction* puts = libc->Find(StartOf(*libc, "puts"));
   ASSERT_NE(puts, nullptr);
   const std::string puts_name = puts->name;
   bool plt_frame = false;
@@ -311,7 +310,7 @@ TEST_F(GroundTruthTest, UncoveredCodeAndUnknownAddressesAreNamed) {
   uint64_t puts_plt = StartOf(*symbols, "puts@plt");
   ASSERT_NE(puts_plt, 0u);
   uint64_t plt0 = puts_plt - 16;  // lazy binding stub: covered by no symbol
-  ASSERT_EQ(symbols->FunctionFor(0, plt0), nullptr);
+  ASSERT_EQ(symbols->Find(plt0), nullptr);
   const uint64_t kBias = 0x555555554000;
   GroundTruth truth;
   MappingEvent exec;

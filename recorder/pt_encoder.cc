@@ -221,7 +221,7 @@ struct PtEncoder::Impl {
               ? tnt_first_index
               : current_index;
       info.cycle = cycle;
-      info.tsc = TscAtCycle(cycle);
+      info.tsc = TscAtCycle(opt.timing, cycle);
       self->observer_(info);
     }
   }
@@ -262,43 +262,12 @@ struct PtEncoder::Impl {
 
   // --- Timing ---------------------------------------------------------------
 
-  uint64_t TscAtCycle(uint64_t cycle) const {
-    const PtTimingOptions& t = opt.timing;
-    if (!t.any()) return 0;
-    return t.tsc_start +
-           static_cast<uint64_t>(
-               (static_cast<unsigned __int128>(cycle) * t.nom_freq) / t.cbr);
-  }
-
-  // The first cycle whose TSC is >= tsc.
-  uint64_t CycleAtTsc(uint64_t tsc) const {
-    const PtTimingOptions& t = opt.timing;
-    if (tsc <= t.tsc_start) return 0;
-    unsigned __int128 num =
-        static_cast<unsigned __int128>(tsc - t.tsc_start) * t.cbr;
-    return static_cast<uint64_t>((num + t.nom_freq - 1) / t.nom_freq);
-  }
-
-  uint64_t CtcAtTsc(uint64_t tsc) const {
-    const PtTimingOptions& t = opt.timing;
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(tsc) * t.cpuid_15_eax) /
-        t.cpuid_15_ebx);
-  }
-
-  // The TSC at which the crystal clock reaches `ctc`.
-  uint64_t TscAtCtc(uint64_t ctc) const {
-    const PtTimingOptions& t = opt.timing;
-    unsigned __int128 num =
-        static_cast<unsigned __int128>(ctc) * t.cpuid_15_ebx;
-    return static_cast<uint64_t>((num + t.cpuid_15_eax - 1) / t.cpuid_15_eax);
-  }
-
   void StartClock() {
     if (!opt.timing.mtc) return;
     const uint64_t period = uint64_t{1} << opt.timing.mtc_freq;
-    next_mtc_ctc = (CtcAtTsc(TscAtCycle(0)) / period + 1) * period;
-    next_mtc_cycle = CycleAtTsc(TscAtCtc(next_mtc_ctc));
+    next_mtc_ctc =
+        (CtcAtTsc(opt.timing, TscAtCycle(opt.timing, 0)) / period + 1) * period;
+    next_mtc_cycle = CycleAtTsc(opt.timing, TscAtCtc(opt.timing, next_mtc_ctc));
   }
 
   // CYC with the cycles since the previous CYC. While packets are dropped the
@@ -326,7 +295,8 @@ struct PtEncoder::Impl {
           static_cast<uint8_t>((next_mtc_ctc >> opt.timing.mtc_freq) & 0xff);
       Emit(p, next_mtc_cycle);
       next_mtc_ctc += period;
-      next_mtc_cycle = CycleAtTsc(TscAtCtc(next_mtc_ctc));
+      next_mtc_cycle =
+          CycleAtTsc(opt.timing, TscAtCtc(opt.timing, next_mtc_ctc));
     }
   }
 
@@ -397,15 +367,16 @@ struct PtEncoder::Impl {
       pt_packet p;
       std::memset(&p, 0, sizeof(p));
       p.type = ppt_tsc;
-      p.payload.tsc.tsc = TscAtCycle(cycle);
+      p.payload.tsc.tsc = TscAtCycle(opt.timing, cycle);
       Emit(p, cycle);
       if (t.mtc) {
-        const uint64_t tsc = TscAtCycle(cycle);
-        const uint64_t ctc = CtcAtTsc(tsc);
+        const uint64_t tsc = TscAtCycle(opt.timing, cycle);
+        const uint64_t ctc = CtcAtTsc(opt.timing, tsc);
         std::memset(&p, 0, sizeof(p));
         p.type = ppt_tma;
         p.payload.tma.ctc = static_cast<uint16_t>(ctc & 0xffff);
-        p.payload.tma.fc = static_cast<uint16_t>(tsc - TscAtCtc(ctc));
+        p.payload.tma.fc =
+            static_cast<uint16_t>(tsc - TscAtCtc(opt.timing, ctc));
         Emit(p, cycle);
       }
     }

@@ -21,24 +21,10 @@
 #include "absl/status/statusor.h"
 #include "recorder/cpuid_table.h"
 #include "recorder/execution.h"
+#include "recorder/initial_stack.h"
 #include "recorder/recording.h"
 
 namespace hwt::recorder {
-
-// Where another run of the program (under valgrind) had its initial stack:
-// the stack pointer (the address of argc) and the strings it points to.
-// String functions take different paths depending on the offset of their
-// data within a page (page-crossing checks, vector alignment), so a run that
-// must execute exactly like that one needs its stack at the same page
-// offsets.
-struct InitialStackLayout {
-  uint64_t sp = 0;
-  std::vector<uint64_t> argv;  // address of each argument string
-  std::vector<uint64_t> env;   // address of each environment string
-  uint64_t random = 0;         // AT_RANDOM's 16 bytes (0: none)
-  uint64_t execfn = 0;         // AT_EXECFN's string (0: none)
-  uint64_t platform = 0;       // AT_PLATFORM's string (0: none)
-};
 
 struct PtraceRecorderOptions {
   // The program and its arguments; argv[0] is searched in PATH when it has

@@ -19,13 +19,12 @@ struct RecordingStats {
   uint64_t cpuid_emulated = 0;
   uint64_t cpuid_misses = 0;  // CPUID leaves the table had no answer for
   uint64_t xgetbv_emulated = 0;
-  uint64_t signals_delivered = 0;
-  uint64_t syscalls_failed = 0;  // enosys_syscalls
-  bool truncated = false;        // stopped at max_instructions
+  uint64_t signals_delivered = 0;  // both recorders
+  uint64_t syscalls_failed = 0;    // enosys_syscalls
+  bool truncated = false;          // stopped at max_instructions
 
   // valgrind recorder.
-  uint64_t superblocks = 0;         // superblock entries in lackey's trace
-  uint64_t guest_instructions = 0;  // lackey's count (rep iterations each)
+  uint64_t guest_instructions = 0;  // VEX's count (rep iterations each)
 };
 
 }  // namespace hwt::recorder

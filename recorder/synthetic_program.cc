@@ -548,17 +548,10 @@ struct LoopCounter {
   uint32_t remaining = 0;
 };
 
-}  // namespace
-
-std::unique_ptr<InsnSource> SyntheticProgram::NewInsnSource() const {
-  return std::make_unique<ProgramInsnSource>(*this);
-}
-
-SyntheticExecutionStats RunSyntheticExecution(
-    const SyntheticProgram& program, const SyntheticExecutionOptions& options,
-    ExecutionSink* sink) {
-  SyntheticExecutionStats stats;
-  Rng rng(options.seed ^ 0x5e5e5e5e5e5e5e5eull);
+// The execution's start: its info and the program's mapping.
+void StartExecution(const SyntheticProgram& program,
+                    const SyntheticExecutionOptions& options,
+                    ExecutionSink* sink) {
   ExecutionInfo info;
   info.command = "synthetic";
   info.recorder = "synthetic";
@@ -570,6 +563,67 @@ SyntheticExecutionStats RunSyntheticExecution(
   mapping.path = options.code_path;
   mapping.addr = program.base();
   sink->OnMapping(mapping);
+}
+
+// A kLoopBack branch at `ip`: taken until its trip count (drawn at the
+// first execution) runs out, or not at all once the run winds down.
+bool LoopBackTaken(uint64_t ip, const Frame& frame, uint64_t max_trips,
+                   bool winding_down, Rng& rng,
+                   std::vector<LoopCounter>& loops) {
+  auto it = std::find_if(
+      loops.begin() + static_cast<std::ptrdiff_t>(frame.loops_begin),
+      loops.end(), [&](const LoopCounter& c) { return c.site == ip; });
+  if (it == loops.end()) {
+    const uint32_t trips = 1 + static_cast<uint32_t>(rng.Below(max_trips));
+    const bool taken = trips > 1 && !winding_down;
+    if (taken) loops.push_back({ip, trips - 2});
+    return taken;
+  }
+  if (it->remaining > 0 && !winding_down) {
+    --it->remaining;
+    return true;
+  }
+  loops.erase(it);
+  return false;
+}
+
+// The frame a call from `caller` to `target` pushes (a recursive function
+// gets a recursion depth to reach).
+Frame CalleeFrame(const SyntheticProgram& program,
+                  const SyntheticProgram::Insn& insn, uint64_t target,
+                  uint64_t fall, const Frame& caller, size_t loops_size,
+                  Rng& rng) {
+  Frame callee;
+  callee.return_ip = fall;
+  callee.loops_begin = loops_size;
+  const SyntheticProgram::Insn* entry = program.InsnAt(target);
+  const int32_t callee_function = entry ? entry->function : -1;
+  if (callee_function >= 0 && program.is_recursive(callee_function)) {
+    if (callee_function == insn.function) {
+      callee.recursion_depth = caller.recursion_depth + 1;
+      callee.recursion_target = caller.recursion_target;
+    } else {
+      callee.recursion_depth = 0;
+      callee.recursion_target =
+          1 + static_cast<int32_t>(rng.Below(
+                  static_cast<uint64_t>(program.max_recursion_depth())));
+    }
+  }
+  return callee;
+}
+
+}  // namespace
+
+std::unique_ptr<InsnSource> SyntheticProgram::NewInsnSource() const {
+  return std::make_unique<ProgramInsnSource>(*this);
+}
+
+SyntheticExecutionStats RunSyntheticExecution(
+    const SyntheticProgram& program, const SyntheticExecutionOptions& options,
+    ExecutionSink* sink) {
+  SyntheticExecutionStats stats;
+  Rng rng(options.seed ^ 0x5e5e5e5e5e5e5e5eull);
+  StartExecution(program, options, sink);
 
   std::vector<uint64_t> batch;
   const size_t batch_size = std::max<size_t>(1, options.batch);
@@ -603,27 +657,12 @@ SyntheticExecutionStats RunSyntheticExecution(
         ++stats.cond_branches;
         ip = rng.Chance16(insn->probability) ? insn->target : fall;
         break;
-      case SyntheticSite::kLoopBack: {
+      case SyntheticSite::kLoopBack:
         ++stats.cond_branches;
-        auto it = std::find_if(
-            loops.begin() + static_cast<std::ptrdiff_t>(frame.loops_begin),
-            loops.end(), [&](const LoopCounter& c) { return c.site == ip; });
-        bool taken;
-        if (it == loops.end()) {
-          const uint32_t trips =
-              1 + static_cast<uint32_t>(rng.Below(max_trips));
-          taken = trips > 1 && !winding_down;
-          if (taken) loops.push_back({ip, trips - 2});
-        } else if (it->remaining > 0 && !winding_down) {
-          --it->remaining;
-          taken = true;
-        } else {
-          loops.erase(it);
-          taken = false;
-        }
-        ip = taken ? insn->target : fall;
+        ip = LoopBackTaken(ip, frame, max_trips, winding_down, rng, loops)
+                 ? insn->target
+                 : fall;
         break;
-      }
       case SyntheticSite::kCallGuard: {
         ++stats.cond_branches;
         const uint64_t depth = frames.size();
@@ -660,22 +699,8 @@ SyntheticExecutionStats RunSyntheticExecution(
           const auto& targets = program.target_list(insn->targets);
           target = targets[rng.Below(targets.size())];
         }
-        Frame callee;
-        callee.return_ip = fall;
-        callee.loops_begin = loops.size();
-        const SyntheticProgram::Insn* entry = program.InsnAt(target);
-        const int32_t callee_function = entry ? entry->function : -1;
-        if (callee_function >= 0 && program.is_recursive(callee_function)) {
-          if (callee_function == insn->function) {
-            callee.recursion_depth = frame.recursion_depth + 1;
-            callee.recursion_target = frame.recursion_target;
-          } else {
-            callee.recursion_depth = 0;
-            callee.recursion_target =
-                1 + static_cast<int32_t>(rng.Below(
-                        static_cast<uint64_t>(program.max_recursion_depth())));
-          }
-        }
+        Frame callee =
+            CalleeFrame(program, *insn, target, fall, frame, loops.size(), rng);
         frames.push_back(callee);
         ++stats.calls;
         stats.max_call_depth =

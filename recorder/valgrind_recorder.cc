@@ -1,9 +1,11 @@
-// The valgrind (lackey superblock trace) recorder; see valgrind_recorder.h
-// and docs/recorder.md.
+// The valgrind recorder (the hwttrace tool's instruction stream); see
+// valgrind_recorder.h and docs/recorder.md.
 #include "recorder/valgrind_recorder.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,25 +17,29 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/numbers.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "base/file_util.h"
 #include "base/status_macros.h"
 #include "capture/elf_file.h"
-#include "recorder/code_map.h"
+#include "recorder/proc_maps.h"
+#include "recorder/valgrind_trace.h"
 
 namespace hwt::recorder {
 namespace {
 
-constexpr int kMaxSuperblockInsns = 50;  // --vex-guest-max-insns
-constexpr int kLogFd = 3;
-constexpr size_t kBatch = 4096;
+constexpr size_t kBatch = 1 << 16;
+// The payload that marks errors the ptrace recorder can do better.
+constexpr char kPtraceInstead[] = "hwt.recorder/ptrace-instead";
+constexpr size_t kReadBytes = 1 << 20;
 constexpr uint16_t kEtDyn = 3;
+constexpr uint64_t kPageMask = ~uint64_t{0xfff};
 
 std::string Errno(const std::string& what) {
   return absl::StrFormat("%s: %s", what, strerror(errno));
@@ -84,24 +90,42 @@ absl::StatusOr<std::string> ResolveProgram(const std::string& program,
   return found;
 }
 
-// A running valgrind whose log (lackey's output) is readable from log_fd.
+// A running valgrind whose trace is readable from trace_fd (non-blocking;
+// the recorder also holds a writer so that the FIFO never reads as ended
+// while one program execs the next).
 struct ValgrindProcess {
   pid_t pid = -1;
-  int log_fd = -1;
+  int trace_fd = -1;
+  int keep_open_fd = -1;
 };
 
+// Starts `program` under valgrind with hwttrace writing to a FIFO in `dir`;
+// valgrind's own messages go to dir/valgrind-PID.log.
 absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
                                        const std::string& program,
-                                       bool trace_superblocks) {
+                                       const std::string& tool_dir,
+                                       const std::string& dir) {
+  const std::string fifo = dir + "/trace";
+  if (mkfifo(fifo.c_str(), 0600) != 0) {
+    return absl::InternalError(Errno("mkfifo " + fifo));
+  }
+  ValgrindProcess process;
+  process.trace_fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  process.keep_open_fd = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  if (process.trace_fd < 0 || process.keep_open_fd < 0) {
+    return absl::InternalError(Errno("open " + fifo));
+  }
+  fcntl(process.trace_fd, F_SETPIPE_SZ, 1 << 20);  // best effort
+
   std::vector<std::string> args = {
-      options.valgrind,
-      "--tool=lackey",
-      "--vex-guest-chase=no",
-      "--vex-iropt-unroll-thresh=0",
-      absl::StrFormat("--vex-guest-max-insns=%d", kMaxSuperblockInsns),
-      absl::StrFormat("--log-fd=%d", kLogFd)};
-  if (trace_superblocks) args.push_back("--trace-superblocks=yes");
-  args.push_back("--");
+      options.valgrind, "--tool=hwttrace", "--hwt-out=" + fifo,
+      "",  // --hwt-pid=, filled in by the child
+      "--trace-children=yes",
+      // valgrind would run glibc's and libstdc++'s clean-up code at exit,
+      // which the program does not run on its own.
+      "--run-libc-freeres=no", "--run-cxx-freeres=no",
+      // No gdbserver: its FIFOs in $TMPDIR outlive a killed valgrind.
+      "--vgdb=no", "--log-file=" + dir + "/valgrind-%p.log", "--"};
   args.push_back(program);
   for (size_t i = 1; i < options.argv.size(); ++i) {
     args.push_back(options.argv[i]);
@@ -112,15 +136,19 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
   } else {
     for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
   }
+  std::erase_if(env_strings, [](const std::string& e) {
+    return e.rfind("VALGRIND_LIB=", 0) == 0;
+  });
+  env_strings.push_back("VALGRIND_LIB=" + tool_dir);
   std::vector<char*> argv = CStrings(args);
   std::vector<char*> envp = CStrings(env_strings);
+  char pid_arg[32] = "--hwt-pid=";
+  argv[3] = pid_arg;
 
-  int log_pipe[2];
   int error_pipe[2];
-  if (pipe2(log_pipe, O_CLOEXEC) != 0 || pipe2(error_pipe, O_CLOEXEC) != 0) {
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
     return absl::InternalError(Errno("pipe2"));
   }
-  fcntl(log_pipe[0], F_SETPIPE_SZ, 1 << 20);  // best effort
   pid_t pid = fork();
   if (pid < 0) return absl::InternalError(Errno("fork"));
   if (pid == 0) {
@@ -129,6 +157,13 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
       (void)!write(error_pipe[1], report, sizeof report);
       _exit(127);
     };
+    // The pid in decimal, without allocating after fork.
+    char digits[24];
+    int n = 0;
+    for (pid_t v = getpid(); v > 0; v /= 10) digits[n++] = '0' + v % 10;
+    char* out = pid_arg + strlen(pid_arg);
+    while (n > 0) *out++ = digits[--n];
+    *out = 0;
     const std::string* paths[3] = {&options.stdin_path, &options.stdout_path,
                                    &options.stderr_path};
     for (int fd = 0; fd < 3; ++fd) {
@@ -138,8 +173,6 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
       if (opened < 0 || dup2(opened, fd) < 0) fail(1 + fd);
       close(opened);
     }
-    // dup2 clears close-on-exec on the new descriptor.
-    if (dup2(log_pipe[1], kLogFd) < 0) fail(4);
     if (options.valgrind.find('/') != std::string::npos) {
       execve(options.valgrind.c_str(), argv.data(), envp.data());
     } else {
@@ -147,7 +180,7 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
     }
     fail(0);
   }
-  close(log_pipe[1]);
+  process.pid = pid;
   close(error_pipe[1]);
   int report[2] = {0, 0};
   ssize_t got = read(error_pipe[0], report, sizeof report);
@@ -155,310 +188,270 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
   if (got == sizeof report) {
     int status = 0;
     waitpid(pid, &status, 0);
-    close(log_pipe[0]);
+    close(process.trace_fd);
+    close(process.keep_open_fd);
     const std::string& what = report[0] == 0   ? options.valgrind
                               : report[0] == 1 ? options.stdin_path
                               : report[0] == 2 ? options.stdout_path
-                              : report[0] == 3 ? options.stderr_path
-                                               : std::string("log pipe");
+                                               : options.stderr_path;
     return absl::FailedPreconditionError(absl::StrFormat(
         "valgrind recorder: cannot %s '%s': %s",
         report[0] == 0 ? "execute" : "open", what, strerror(report[1])));
   }
-  return ValgrindProcess{pid, log_pipe[0]};
+  return process;
 }
 
-// Reads valgrind's log line by line.
-class LineReader {
+// The virtual address of file offset `offset` in `elf` (page granular: the
+// PT_LOAD whose pages hold it).
+std::optional<uint64_t> VaddrOfOffset(const capture::ElfInfo& elf,
+                                      uint64_t offset) {
+  for (const capture::ElfSegment& seg : elf.segments) {
+    if (seg.type != 1 /* PT_LOAD */) continue;
+    if (offset >= (seg.offset & kPageMask) &&
+        offset < seg.offset + std::max<uint64_t>(seg.filesz, 1)) {
+      return seg.vaddr - seg.offset + offset;
+    }
+  }
+  return std::nullopt;
+}
+
+uint64_t InodeOf(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+absl::Status PtraceInstead(const std::string& message) {
+  absl::Status status = absl::UnimplementedError(message);
+  status.SetPayload(kPtraceInstead, absl::Cord("1"));
+  return status;
+}
+
+std::string Canonical(const std::string& path) {
+  char real[PATH_MAX];
+  return realpath(path.c_str(), real) != nullptr ? std::string(real) : path;
+}
+
+// The tool's stream turned into the ExecutionSink's calls.
+class TraceConsumer : public ToolTraceHandler {
  public:
-  explicit LineReader(int fd) : fd_(fd) {}
-  // The next line without '\n'; false at the end of the stream.
-  bool Next(std::string_view* line) {
-    for (;;) {
-      size_t newline = buffer_.find('\n', pos_);
-      if (newline != std::string::npos) {
-        *line = std::string_view(buffer_).substr(pos_, newline - pos_);
-        pos_ = newline + 1;
-        return true;
-      }
-      buffer_.erase(0, pos_);
-      pos_ = 0;
-      char chunk[1 << 16];
-      ssize_t n = read(fd_, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n > 0 && static_cast<size_t>(n) < sizeof chunk / 2) {
-        // valgrind writes one line per system call: let the pipe fill up
-        // rather than waking up for every line.
-        struct timespec pause = {0, 1000000};
-        nanosleep(&pause, nullptr);
-      }
-      if (n <= 0) {
-        if (buffer_.empty()) return false;
-        buffer_.push_back('\n');  // last line without newline
-        continue;
-      }
-      buffer_.append(chunk, static_cast<size_t>(n));
+  TraceConsumer(ExecutionSink& sink, RecordingStats& stats,
+                std::string first_program, uint64_t limit)
+      : sink_(sink),
+        stats_(stats),
+        first_program_(std::move(first_program)),
+        limit_(limit) {
+    ips_.reserve(kBatch);
+    lengths_.reserve(kBatch);
+  }
+
+  absl::Status OnInstructionWords(absl::Span<const uint64_t> words) override {
+    if (!have_program_) {
+      return absl::DataLossError(
+          "valgrind recorder: instructions before the program's mappings");
     }
-  }
-
- private:
-  int fd_;
-  std::string buffer_;
-  size_t pos_ = 0;
-};
-
-// Turns superblock starts into the executed instruction sequence.
-class SuperblockWalker {
- public:
-  SuperblockWalker(CodeMap& code, ExecutionSink& sink)
-      : code_(code), sink_(sink) {}
-
-  // A superblock was entered at `start`: the previous one can be walked.
-  absl::Status OnSuperblock(uint64_t start) {
-    if (current_) HWT_RETURN_IF_ERROR(Walk(*current_, start, SIZE_MAX));
-    current_ = start;
-    return absl::OkStatus();
-  }
-
-  // The trace ended. `guest_instructions` is lackey's count of executed
-  // instructions (rep iterations each): it checks the reconstruction and,
-  // for a program killed by a signal, tells where the last superblock
-  // stopped.
-  absl::Status Finish(uint64_t guest_instructions, bool killed) {
-    if (current_) {
-      size_t limit = SIZE_MAX;
-      if (killed) {
-        if (guest_instructions < counted_) {
-          return Mismatch(guest_instructions);
-        }
-        // lackey counts an instruction when it starts: the faulting one is
-        // counted but did not complete.
-        uint64_t started = guest_instructions - counted_;
-        limit = started > 0 ? static_cast<size_t>(started - 1) : 0;
+    if (stopped_) return absl::OkStatus();
+    stats_.guest_instructions += words.size();
+    for (uint64_t word : words) {
+      ToolInstruction insn = DecodeToolWord(word);
+      // Further iterations of a rep string: PT counts it once.
+      if (insn.repeats && last_repeats_ && insn.ip == last_ip_) continue;
+      last_ip_ = insn.ip;
+      last_repeats_ = insn.repeats;
+      ips_.push_back(insn.ip);
+      lengths_.push_back(insn.length);
+      if (limit_ != 0 && stats_.instructions + ips_.size() >= limit_) {
+        Flush();
+        stopped_ = true;  // max_instructions: the program is killed
+        return absl::OkStatus();
       }
-      HWT_RETURN_IF_ERROR(Walk(*current_, std::nullopt, limit));
-      if (killed) counted_ = guest_instructions;
-    }
-    Flush();
-    if (counted_ != guest_instructions) return Mismatch(guest_instructions);
-    return absl::OkStatus();
-  }
-
-  uint64_t emitted() const { return emitted_; }
-
- private:
-  enum class Kind : uint8_t { kStraight, kSideExit, kEnd };
-  struct Entry {
-    uint64_t ip = 0;
-    uint64_t target = 0;
-    uint8_t length = 0;
-    Kind kind = Kind::kStraight;
-    x86::InsnClass cls = x86::InsnClass::kOther;
-    bool rep_string = false;
-  };
-
-  absl::Status Mismatch(uint64_t guest_instructions) {
-    return absl::InternalError(absl::StrFormat(
-        "valgrind recorder: the reconstruction has %d instructions (rep "
-        "iterations each) where lackey counted %d: a superblock ended where "
-        "the walk did not expect it (a fault or a signal in the middle of a "
-        "superblock? programs that take signals cannot be recorded with "
-        "valgrind)",
-        counted_, guest_instructions));
-  }
-
-  // The opcode byte after legacy prefixes and REX.
-  uint8_t OpcodeByte(uint64_t ip, uint8_t length, uint8_t* second) {
-    uint8_t bytes[15] = {};
-    size_t n = code_.ReadCode(ip, absl::MakeSpan(bytes, length));
-    size_t i = 0;
-    while (i < n && (bytes[i] == 0x66 || bytes[i] == 0x67 || bytes[i] == 0xf2 ||
-                     bytes[i] == 0xf3 || bytes[i] == 0x2e || bytes[i] == 0x3e ||
-                     bytes[i] == 0x26 || bytes[i] == 0x36 || bytes[i] == 0x64 ||
-                     bytes[i] == 0x65 || bytes[i] == 0xf0 ||
-                     (bytes[i] & 0xf0) == 0x40)) {
-      ++i;
-    }
-    *second = i + 1 < n ? bytes[i + 1] : 0;
-    return i < n ? bytes[i] : 0;
-  }
-
-  // The superblock VEX builds at `start` (without following side exits).
-  absl::StatusOr<const std::vector<Entry>*> Block(uint64_t start) {
-    auto it = blocks_.find(start);
-    if (it != blocks_.end()) return &it->second;
-    std::vector<Entry> block;
-    uint64_t ip = start;
-    for (int n = 0; n < kMaxSuperblockInsns; ++n) {
-      std::optional<x86::Insn> insn = code_.InsnAt(ip);
-      if (!insn) {
-        return absl::DataLossError(absl::StrFormat(
-            "valgrind recorder: cannot decode the instruction at 0x%x "
-            "(superblock at 0x%x): code outside the program image (valgrind's "
-            "own trampolines run for signals) or not code",
-            ip, start));
-      }
-      Entry e;
-      e.ip = ip;
-      e.length = insn->length;
-      e.cls = insn->cls;
-      e.target = insn->target;
-      e.rep_string = insn->rep_string;
-      uint8_t second = 0;
-      uint8_t opcode = OpcodeByte(ip, insn->length, &second);
-      if (insn->cls == x86::InsnClass::kCondJump && opcode >= 0xe0 &&
-          opcode <= 0xe3) {
-        e.kind = Kind::kSideExit;  // loop, loope, loopne, jrcxz
-      } else if (insn->cls != x86::InsnClass::kOther || insn->rep_string) {
-        e.kind = Kind::kEnd;
-      } else if (opcode == 0x90 && insn->length >= 2) {
-        // pause (F3 90) yields to the scheduler: VEX ends the block.
-        uint8_t bytes[2] = {};
-        code_.ReadCode(ip, absl::MakeSpan(bytes, 2));
-        e.kind = bytes[0] == 0xf3 ? Kind::kEnd : Kind::kStraight;
-      } else if (opcode == 0xf4 || (opcode == 0x0f && second == 0x0b)) {
-        e.kind = Kind::kEnd;  // hlt, ud2: fault
-      }
-      block.push_back(e);
-      if (e.kind == Kind::kEnd) break;
-      ip += insn->length;
-    }
-    block.back().kind = Kind::kEnd;  // at the latest after 50 instructions
-    return &blocks_.emplace(start, std::move(block)).first->second;
-  }
-
-  // Walks the superblock at `start` given where the next one starts
-  // (nullopt at the end of the trace), emitting at most `limit`
-  // instructions.
-  absl::Status Walk(uint64_t start, std::optional<uint64_t> next,
-                    size_t limit) {
-    HWT_ASSIGN_OR_RETURN(const std::vector<Entry>* block, Block(start));
-    if (rep_continues_at_ == start) {
-      // Another iteration of the rep string instruction that ended the
-      // previous superblock: counted once by PT, so not emitted again.
-      const Entry& rep = block->front();
-      ++counted_;
-      return CheckExit(start, rep, next);
-    }
-    for (size_t i = 0; i < block->size(); ++i) {
-      const Entry& e = (*block)[i];
-      if (limit == 0) return absl::OkStatus();
-      --limit;
-      Emit(e.ip);
-      if (i + 1 == block->size()) return CheckExit(start, e, next);
-      if (e.kind == Kind::kSideExit && next && *next == e.target) {
-        if (RestCanReach(*block, i + 1, *next)) {
-          return absl::DataLossError(absl::StrFormat(
-              "valgrind recorder: ambiguous trace: %s at 0x%x (superblock at "
-              "0x%x) may have jumped to 0x%x, or the rest of the superblock "
-              "may have run and continued there; a superblock trace cannot "
-              "tell",
-              code_.Disassemble(e.ip), e.ip, start, *next));
-        }
-        rep_continues_at_ = 0;
-        return absl::OkStatus();  // the side exit was taken
-      }
+      if (ips_.size() == kBatch) Flush();
     }
     return absl::OkStatus();
   }
 
-  // Whether the superblock from entry `from` on can leave to `addr` by a
-  // statically known exit (indirect branches are assumed not to).
-  static bool RestCanReach(const std::vector<Entry>& block, size_t from,
-                           uint64_t addr) {
-    for (size_t i = from; i < block.size(); ++i) {
-      const Entry& e = block[i];
-      bool last = i + 1 == block.size();
-      if (e.kind == Kind::kSideExit && e.target == addr) return true;
-      if (!last) continue;
-      uint64_t fall = e.ip + e.length;
-      if (e.rep_string) return addr == e.ip || addr == fall;
-      switch (e.cls) {
-        case x86::InsnClass::kCondJump:
-          return addr == e.target || addr == fall;
-        case x86::InsnClass::kJump:
-        case x86::InsnClass::kCall:
-          return addr == e.target;
-        case x86::InsnClass::kOther:
-        case x86::InsnClass::kFarCall:
-          return addr == fall;
-        default:
-          return false;
-      }
+  absl::Status OnRecord(ToolRecordType type,
+                        std::string_view payload) override {
+    switch (type) {
+      case ToolRecordType::kStart:
+        return OnStartRecord(payload);
+      case ToolRecordType::kMaps:
+        return OnMaps(payload);
+      case ToolRecordType::kCode:
+        return OnCode(payload);
+      case ToolRecordType::kAnon:
+        return PtraceInstead(absl::StrFormat(
+            "valgrind recorder: the program runs code at 0x%x, in memory no "
+            "file backs (generated code); the valgrind recorder cannot "
+            "record it: use the ptrace recorder",
+            Word(payload, 0)));
+      case ToolRecordType::kNoDecode:
+        return PtraceInstead(absl::StrFormat(
+            "valgrind recorder: valgrind cannot decode the instruction at "
+            "0x%x (it would raise SIGILL where the real CPU runs it): use "
+            "the ptrace recorder",
+            Word(payload, 0)));
+      case ToolRecordType::kSignal:
+        ++stats_.signals_delivered;
+        return absl::OkStatus();
+      case ToolRecordType::kThread:
+        return absl::UnimplementedError(
+            "valgrind recorder: the program creates a thread; recording "
+            "threads is not supported");
+      case ToolRecordType::kEnd:
+        Flush();
+        ended_ = true;
+        return absl::OkStatus();
     }
-    return false;
-  }
-
-  // Checks that the superblock's last instruction `e` can reach `next`.
-  absl::Status CheckExit(uint64_t start, const Entry& e,
-                         std::optional<uint64_t> next) {
-    rep_continues_at_ = 0;
-    if (!next) return absl::OkStatus();
-    uint64_t fall = e.ip + e.length;
-    bool ok = true;
-    if (e.rep_string) {
-      ok = *next == e.ip || *next == fall;
-      if (*next == e.ip) rep_continues_at_ = e.ip;
-    } else {
-      switch (e.cls) {
-        case x86::InsnClass::kCondJump:
-          ok = *next == e.target || *next == fall;
-          break;
-        case x86::InsnClass::kJump:
-        case x86::InsnClass::kCall:
-          ok = *next == e.target;
-          break;
-        case x86::InsnClass::kOther:
-          ok = *next == fall;
-          break;
-        default:  // indirect, return, system call: anywhere
-          break;
-      }
-    }
-    if (!ok) {
-      return absl::DataLossError(absl::StrFormat(
-          "valgrind recorder: the superblock at 0x%x ends with %s at 0x%x, "
-          "which cannot continue at 0x%x where the next superblock starts "
-          "(a signal? programs that take signals cannot be recorded with "
-          "valgrind)",
-          start, code_.Disassemble(e.ip), e.ip, *next));
-    }
-    return absl::OkStatus();
-  }
-
-  void Emit(uint64_t ip) {
-    buffer_.push_back(ip);
-    ++emitted_;
-    ++counted_;
-    if (buffer_.size() >= kBatch) Flush();
+    return absl::DataLossError(absl::StrFormat(
+        "valgrind recorder: unknown record type %d in the tool's stream",
+        static_cast<int>(type)));
   }
 
   void Flush() {
-    if (buffer_.empty()) return;
-    sink_.OnInstructions(buffer_);
-    buffer_.clear();
+    if (ips_.empty()) return;
+    stats_.instructions += ips_.size();
+    sink_.OnInstructionsWithLengths(ips_, lengths_);
+    ips_.clear();
+    lengths_.clear();
   }
 
-  CodeMap& code_;
-  ExecutionSink& sink_;
-  std::optional<uint64_t> current_;
-  uint64_t rep_continues_at_ = 0;
-  uint64_t emitted_ = 0;
-  uint64_t counted_ = 0;  // emitted plus repeated rep iterations
-  std::vector<uint64_t> buffer_;
-  absl::flat_hash_map<uint64_t, std::vector<Entry>> blocks_;
-};
+  bool ended() const { return ended_; }
+  bool stopped() const { return stopped_; }
+  bool started() const { return have_program_; }
 
-// "==123==   guest instrs:  18,454" -> 18454.
-std::optional<uint64_t> ParseGuestInstrs(std::string_view line) {
-  size_t at = line.find("guest instrs:");
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string digits = absl::StrReplaceAll(std::string(line.substr(at + 13)),
-                                           {{",", ""}, {" ", ""}});
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(digits, &value)) return std::nullopt;
-  return value;
-}
+ private:
+  static uint64_t Word(std::string_view payload, size_t i) {
+    uint64_t w = 0;
+    if (payload.size() >= 8 * (i + 1)) memcpy(&w, payload.data() + 8 * i, 8);
+    return w;
+  }
+
+  absl::Status OnStartRecord(std::string_view payload) {
+    if (payload.size() < 8) {
+      return absl::DataLossError("valgrind recorder: short START record");
+    }
+    Flush();
+    // The first program is the one we started (as /proc/PID/exe would
+    // name it); later ones are what it exec'd.
+    std::string name(payload.substr(8));
+    program_ = programs_started_++ == 0 ? first_program_ : Canonical(name);
+    pending_exec_ = true;
+    last_repeats_ = false;
+    return absl::OkStatus();
+  }
+
+  absl::Status Emit(const MappingEvent& event) {
+    Flush();
+    sink_.OnMapping(event);
+    ++stats_.mapping_events;
+    return absl::OkStatus();
+  }
+
+  // The EXECUTABLE event of a new program from its first mappings: the load
+  // bias of the program and of its interpreter, where valgrind put them.
+  absl::Status EmitExecutable(const std::vector<ProcMapping>& maps) {
+    HWT_ASSIGN_OR_RETURN(capture::ElfInfo elf, capture::ReadElfFile(program_));
+    MappingEvent exec;
+    exec.type = capture::RecordType::kExecutable;
+    exec.path = program_;
+    std::vector<ProcMapping> covered;
+    HWT_ASSIGN_OR_RETURN(uint64_t bias, BiasOf(program_, elf, maps, &covered));
+    exec.addr = elf.type == kEtDyn ? bias : 0;
+    if (!elf.interpreter.empty()) {
+      HWT_ASSIGN_OR_RETURN(capture::ElfInfo interp,
+                           capture::ReadElfFile(elf.interpreter));
+      HWT_ASSIGN_OR_RETURN(exec.baseaddr,
+                           BiasOf(elf.interpreter, interp, maps, &covered));
+    }
+    HWT_RETURN_IF_ERROR(Emit(exec));
+    maps_ = std::move(covered);
+    have_program_ = true;
+    return absl::OkStatus();
+  }
+
+  // The load bias of `path` from its executable mappings in `maps` (which
+  // are appended to `covered`).
+  absl::StatusOr<uint64_t> BiasOf(const std::string& path,
+                                  const capture::ElfInfo& elf,
+                                  const std::vector<ProcMapping>& maps,
+                                  std::vector<ProcMapping>* covered) {
+    const uint64_t inode = InodeOf(path);
+    std::optional<uint64_t> bias;
+    for (const ProcMapping& m : maps) {
+      if (m.inode != inode || inode == 0) continue;
+      std::optional<uint64_t> vaddr = VaddrOfOffset(elf, m.offset);
+      if (!vaddr) continue;
+      if (!bias) bias = m.start - *vaddr;
+      covered->push_back(m);
+    }
+    if (!bias) {
+      return absl::DataLossError(absl::StrFormat(
+          "valgrind recorder: valgrind reports no executable mapping of %s",
+          path));
+    }
+    return *bias;
+  }
+
+  absl::Status OnMaps(std::string_view text) {
+    HWT_ASSIGN_OR_RETURN(std::vector<ProcMapping> maps, ParseProcMaps(text));
+    if (pending_exec_) {
+      pending_exec_ = false;
+      HWT_RETURN_IF_ERROR(EmitExecutable(maps));
+    }
+    std::vector<MappingEvent> events = DiffExecutableMappings(
+        maps_, maps, [](const std::string& path) -> std::optional<uint64_t> {
+          auto elf = capture::ReadElfFile(path);
+          if (!elf.ok()) return std::nullopt;
+          auto loads = elf->ExecutableLoads();
+          if (loads.empty()) return std::nullopt;
+          return loads.front().offset & kPageMask;
+        });
+    maps_ = std::move(maps);
+    for (const MappingEvent& event : events) HWT_RETURN_IF_ERROR(Emit(event));
+    return absl::OkStatus();
+  }
+
+  // Valgrind's own code that the program runs (the signal return
+  // trampoline, in the tool's executable): an image of its own, mapped at
+  // its load bias.
+  absl::Status OnCode(std::string_view line) {
+    HWT_ASSIGN_OR_RETURN(std::vector<ProcMapping> maps, ParseProcMaps(line));
+    if (maps.size() != 1) {
+      return absl::DataLossError("valgrind recorder: malformed CODE record");
+    }
+    const ProcMapping& m = maps[0];
+    HWT_ASSIGN_OR_RETURN(capture::ElfInfo elf, capture::ReadElfFile(m.path));
+    std::optional<uint64_t> vaddr = VaddrOfOffset(elf, m.offset);
+    std::vector<capture::ElfSegment> loads = elf.ExecutableLoads();
+    if (!vaddr || loads.empty()) {
+      return absl::DataLossError(absl::StrFormat(
+          "valgrind recorder: guest code at 0x%x in %s, which has no "
+          "executable segment there",
+          m.start, m.path));
+    }
+    MappingEvent event;
+    event.type = capture::RecordType::kMmap;
+    event.path = m.path;
+    event.addr = (loads.front().vaddr & kPageMask) + (m.start - *vaddr);
+    return Emit(event);
+  }
+
+  ExecutionSink& sink_;
+  RecordingStats& stats_;
+  const std::string first_program_;
+  const uint64_t limit_;
+  bool stopped_ = false;
+  std::string program_;
+  int programs_started_ = 0;
+  bool pending_exec_ = false;
+  bool have_program_ = false;
+  bool ended_ = false;
+  std::vector<ProcMapping> maps_;
+  uint64_t last_ip_ = 0;
+  bool last_repeats_ = false;
+  std::vector<uint64_t> ips_;
+  std::vector<uint8_t> lengths_;
+};
 
 class ValgrindSession {
  public:
@@ -471,93 +464,120 @@ class ValgrindSession {
       int status = 0;
       waitpid(process_.pid, &status, 0);
     }
-    if (process_.log_fd >= 0) close(process_.log_fd);
+    if (process_.trace_fd >= 0) close(process_.trace_fd);
+    if (process_.keep_open_fd >= 0) close(process_.keep_open_fd);
+  }
+
+  // Starts the program; `program` receives its canonical path.
+  absl::Status Start(std::string* program) {
+    if (options_.argv.empty()) {
+      return absl::InvalidArgumentError("valgrind recorder: no program given");
+    }
+    HWT_ASSIGN_OR_RETURN(std::string run_as,
+                         ResolveProgram(options_.argv[0], program));
+    std::string tool_dir = options_.tool_dir;
+    if (tool_dir.empty()) {
+      HWT_ASSIGN_OR_RETURN(tool_dir, FindValgrindToolDir());
+    }
+    HWT_ASSIGN_OR_RETURN(dir_, TempDir::Create("hwt-valgrind"));
+    HWT_ASSIGN_OR_RETURN(process_,
+                         Launch(options_, run_as, tool_dir, dir_->path()));
+    return absl::OkStatus();
+  }
+
+  // Reads the trace until valgrind exits, handing whole words to `handler`;
+  // returns the wait status.
+  absl::StatusOr<int> Pump(ToolTraceHandler& handler,
+                           const std::function<bool()>& stop = nullptr) {
+    std::vector<uint64_t> buffer(kReadBytes / 8);
+    size_t bytes = 0;
+    bool exited = false;
+    int status = 0;
+    for (;;) {
+      if (bytes == buffer.size() * 8) buffer.resize(buffer.size() * 2);
+      ssize_t n = read(process_.trace_fd,
+                       reinterpret_cast<char*>(buffer.data()) + bytes,
+                       buffer.size() * 8 - bytes);
+      if (n > 0) {
+        bytes += static_cast<size_t>(n);
+        HWT_ASSIGN_OR_RETURN(
+            size_t used,
+            reader_.Process(absl::MakeConstSpan(buffer.data(), bytes / 8),
+                            handler));
+        memmove(buffer.data(), buffer.data() + used, bytes - 8 * used);
+        bytes -= 8 * used;
+        if (stop && stop()) {
+          kill(process_.pid, SIGKILL);
+          waitpid(process_.pid, &status, 0);
+          process_.pid = -1;
+          return status;
+        }
+        continue;
+      }
+      if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        return absl::InternalError(Errno("valgrind recorder: read"));
+      }
+      if (exited) break;  // drained after the exit
+      pid_t done = waitpid(process_.pid, &status, WNOHANG);
+      if (done == process_.pid) {
+        exited = true;
+        process_.pid = -1;
+        continue;  // read what is left
+      }
+      struct pollfd p = {process_.trace_fd, POLLIN, 0};
+      poll(&p, 1, 50);
+    }
+    if (bytes != 0) {
+      return absl::DataLossError(absl::StrFormat(
+          "valgrind recorder: the trace ends inside a record (offset %d)",
+          reader_.offset()));
+    }
+    return status;
+  }
+
+  // Valgrind's messages (its log of the first process), for errors.
+  std::string Messages() const {
+    std::string all;
+    for (const std::string& name : ListLogs()) {
+      auto text = ReadFileToString(name);
+      if (text.ok()) all += *text;
+    }
+    if (all.size() > 4000) all = all.substr(0, 4000) + "...";
+    return all;
   }
 
   absl::StatusOr<RecordingStats> Run() {
     auto start_time = std::chrono::steady_clock::now();
-    if (options_.argv.empty()) {
-      return absl::InvalidArgumentError("valgrind recorder: no program given");
-    }
     std::string program;
-    HWT_ASSIGN_OR_RETURN(std::string run_as,
-                         ResolveProgram(options_.argv[0], &program));
-    HWT_ASSIGN_OR_RETURN(capture::ElfInfo elf, capture::ReadElfFile(program));
-    if (!elf.interpreter.empty()) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "valgrind recorder: %s is dynamically linked (PT_INTERP %s): "
-          "valgrind loads the interpreter and libraries at addresses of its "
-          "own choosing that its output does not tell; link it statically "
-          "or use the ptrace recorder",
-          program, elf.interpreter));
-    }
-    HWT_ASSIGN_OR_RETURN(process_, Launch(options_, run_as, true));
-
+    HWT_RETURN_IF_ERROR(Start(&program));
     ExecutionInfo info;
     info.command = absl::StrJoin(options_.argv, " ");
     info.cpu = options_.cpu;
     if (info.cpu.arch.empty()) info.cpu.arch = "x86_64";
-    info.recorder = "valgrind-lackey";
+    info.recorder = "valgrind-hwttrace";
     sink_.OnStart(info);
 
-    CodeMap code;
-    SuperblockWalker walker(code, sink_);
-    LineReader reader(process_.log_fd);
-    std::optional<uint64_t> guest_instructions;
-    std::vector<std::string> messages;
-    bool started = false;
-    std::string_view line;
-    while (reader.Next(&line)) {
-      if (line.size() > 3 && line.substr(0, 3) == "SB ") {
-        uint64_t addr = 0;
-        if (!absl::SimpleHexAtoi(
-                absl::string_view(line.data() + 3, line.size() - 3), &addr)) {
-          return absl::DataLossError(absl::StrFormat(
-              "valgrind recorder: cannot parse lackey's line '%s'",
-              std::string(line)));
-        }
-        if (!started) {
-          // The first superblock is the program's entry point: it gives
-          // the load bias of a static PIE.
-          MappingEvent exec;
-          exec.type = capture::RecordType::kExecutable;
-          exec.path = program;
-          exec.addr = elf.type == kEtDyn ? addr - elf.entry : 0;
-          if (elf.type != kEtDyn && addr != elf.entry) {
-            return absl::DataLossError(absl::StrFormat(
-                "valgrind recorder: the first superblock is at 0x%x, not at "
-                "%s's entry point 0x%x",
-                addr, program, elf.entry));
-          }
-          HWT_RETURN_IF_ERROR(code.Apply(exec));
-          sink_.OnMapping(exec);
-          ++stats_.mapping_events;
-          started = true;
-        }
-        ++stats_.superblocks;
-        HWT_RETURN_IF_ERROR(walker.OnSuperblock(addr));
-        continue;
-      }
-      if (auto count = ParseGuestInstrs(line)) guest_instructions = count;
-      if (messages.size() < 50) messages.emplace_back(line);
-    }
-    int status = 0;
-    if (waitpid(process_.pid, &status, 0) != process_.pid) {
-      return absl::InternalError(Errno("waitpid"));
-    }
-    process_.pid = -1;
+    TraceConsumer consumer(sink_, stats_, program, options_.max_instructions);
+    HWT_ASSIGN_OR_RETURN(int status,
+                         Pump(consumer, [&] { return consumer.stopped(); }));
+    consumer.Flush();
     bool killed = WIFSIGNALED(status);
     int exit_status = killed ? -WTERMSIG(status) : WEXITSTATUS(status);
-    if (!started || !guest_instructions) {
+    stats_.truncated = consumer.stopped();
+    // The trace comes in chunks: the program may have run on (even to its
+    // end) before the recorder read its first max_instructions and killed
+    // it. The recording ends as the ptrace recorder's does, with the kill.
+    if (consumer.stopped()) exit_status = -SIGKILL;
+    if (!consumer.started() || (!consumer.ended() && !consumer.stopped())) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "valgrind recorder: valgrind traced no instruction of %s (exit "
-          "status %d); its messages:\n%s",
-          program, exit_status, absl::StrJoin(messages, "\n")));
+          "valgrind recorder: %s under valgrind %s (exit status %d); "
+          "valgrind's messages:\n%s",
+          program,
+          consumer.started() ? "ended without the tool's end record"
+                             : "traced no instruction",
+          exit_status, Messages()));
     }
-    HWT_RETURN_IF_ERROR(walker.Finish(*guest_instructions, killed));
     sink_.OnExit(exit_status);
-    stats_.instructions = walker.emitted();
-    stats_.guest_instructions = *guest_instructions;
     stats_.exit_status = exit_status;
     stats_.seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start_time)
@@ -565,10 +585,43 @@ class ValgrindSession {
     return stats_;
   }
 
+  // Runs the program with its trace read and discarded.
+  absl::StatusOr<int> RunDiscarding() {
+    std::string program;
+    HWT_RETURN_IF_ERROR(Start(&program));
+    struct Discard : ToolTraceHandler {
+      absl::Status OnInstructionWords(absl::Span<const uint64_t>) override {
+        return absl::OkStatus();
+      }
+      absl::Status OnRecord(ToolRecordType, std::string_view) override {
+        return absl::OkStatus();
+      }
+    } discard;
+    HWT_ASSIGN_OR_RETURN(int status, Pump(discard));
+    return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+  }
+
  private:
+  std::vector<std::string> ListLogs() const {
+    std::vector<std::string> logs;
+    if (!dir_) return logs;
+    if (DIR* d = opendir(dir_->path().c_str())) {
+      while (struct dirent* e = readdir(d)) {
+        if (strncmp(e->d_name, "valgrind-", 9) == 0) {
+          logs.push_back(dir_->path() + "/" + e->d_name);
+        }
+      }
+      closedir(d);
+    }
+    std::sort(logs.begin(), logs.end());
+    return logs;
+  }
+
   const ValgrindRecorderOptions& options_;
   ExecutionSink& sink_;
+  std::optional<TempDir> dir_;
   ValgrindProcess process_;
+  ToolTraceReader reader_;
   RecordingStats stats_;
 };
 
@@ -580,24 +633,33 @@ absl::StatusOr<RecordingStats> RecordWithValgrind(
   return session.Run();
 }
 
+bool PtraceCanRecordInstead(const absl::Status& status) {
+  return status.GetPayload(kPtraceInstead).has_value();
+}
+
+absl::Status ValgrindRecorderAvailable(const std::string& valgrind) {
+  HWT_RETURN_IF_ERROR(FindValgrindToolDir().status());
+  if (valgrind.find('/') != std::string::npos) {
+    if (access(valgrind.c_str(), X_OK) == 0) return absl::OkStatus();
+  } else {
+    const char* path = getenv("PATH");
+    for (absl::string_view dir :
+         absl::StrSplit(path ? path : "/usr/bin:/bin", ':')) {
+      std::string candidate = absl::StrCat(dir, "/", valgrind);
+      if (access(candidate.c_str(), X_OK) == 0) return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrFormat("%s is not installed (or not in PATH)", valgrind));
+}
+
 absl::StatusOr<int> RunUnderValgrind(const ValgrindRecorderOptions& options) {
-  if (options.argv.empty()) {
-    return absl::InvalidArgumentError("valgrind recorder: no program given");
-  }
-  std::string canonical;
-  HWT_ASSIGN_OR_RETURN(std::string run_as,
-                       ResolveProgram(options.argv[0], &canonical));
-  HWT_ASSIGN_OR_RETURN(ValgrindProcess process, Launch(options, run_as, false));
-  LineReader reader(process.log_fd);
-  std::string_view line;
-  while (reader.Next(&line)) {
-  }
-  close(process.log_fd);
-  int status = 0;
-  if (waitpid(process.pid, &status, 0) != process.pid) {
-    return absl::InternalError(Errno("waitpid"));
-  }
-  return WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+  struct Ignore : ExecutionSink {
+    void OnMapping(const MappingEvent&) override {}
+    void OnInstructions(absl::Span<const uint64_t>) override {}
+  } ignore;
+  ValgrindSession session(options, ignore);
+  return session.RunDiscarding();
 }
 
 }  // namespace hwt::recorder

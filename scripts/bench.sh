@@ -37,7 +37,7 @@ mkdir -p "$data"
 
 cmake --preset release >/dev/null
 nice cmake --build --preset release --target hwt_bench spe_bench \
-  symbolizer_bench hwt-emulate hot_static >/dev/null
+  symbolizer_bench hwt-emulate hot_static recorder_bench >/dev/null
 
 echo "machine: $(uname -srm), $(getconf _NPROCESSORS_ONLN) cores," \
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
@@ -75,3 +75,6 @@ nice "$build/bench/spe_bench" "${gb[@]}"
 echo
 echo "Symbolization per unique address (function only, inline + line):"
 nice "$build/bench/symbolizer_bench" "${gb[@]}"
+echo
+echo "Recording (hwt-emulate: valgrind and ptrace, fib 31, static and dynamic):"
+nice "$build/bench/recorder_bench" 31

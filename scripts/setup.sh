@@ -20,7 +20,7 @@ done
 
 os=$(uname -s)
 if [ "$os" = "FreeBSD" ]; then
-  build_pkgs="cmake ninja pkgconf libipt opencsd llvm19 abseil nlohmann-json cli11 libarchive zstd googletest benchmark"
+  build_pkgs="cmake ninja pkgconf libipt opencsd llvm19 abseil nlohmann-json cli11 libarchive zstd googletest benchmark protobuf"
   test_pkgs="valgrind graphviz chromium go llvm19 node npm"
   missing=""
   for p in $build_pkgs $( [ $want_test = 1 ] && echo $test_pkgs ); do
@@ -28,8 +28,13 @@ if [ "$os" = "FreeBSD" ]; then
   done
   installer="pkg install -y"
 elif [ -r /etc/debian_version ]; then
-  build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev"
-  test_pkgs="valgrind graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
+  # valgrind is a build dependency: its package carries the tool SDK
+  # (valgrind.pc, /usr/include/valgrind, libcoregrind/libvex) that the build
+  # compiles hwt-emulate's fast recorder, the valgrind tool hwttrace, against
+  # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
+  # records with ptrace only.
+  build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev libprotobuf-dev protobuf-compiler valgrind"
+  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
   # npm comes with nodesource's nodejs; Debian's own nodejs needs its npm.
   command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
   missing=""
@@ -46,13 +51,16 @@ else
   exit 2
 fi
 
-# The JavaScript consumers of the exports (tests/export), pinned by
+# The JavaScript consumers of the exports (tests/export) and the HTML
+# report's browser driver and linter (tests/html), pinned by
 # tests/js/package-lock.json, installed from the npm registry with npm ci.
 install_js() {
   [ $want_test = 1 ] || return 0
   js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/js"
   if [ -d "$js_dir/node_modules/pprof-format" ] &&
-     [ -d "$js_dir/node_modules/speedscope" ]; then
+     [ -d "$js_dir/node_modules/speedscope" ] &&
+     [ -d "$js_dir/node_modules/playwright-core" ] &&
+     [ -d "$js_dir/node_modules/eslint" ]; then
     return 0
   fi
   echo "setup: npm ci in tests/js"

@@ -199,6 +199,7 @@ std::optional<Frame> DwarfFrames::LineAt(uint64_t vaddr) {
   Frame frame;
   frame.file = ValidOrEmpty(info.FileName);
   frame.line = info.Line;
+  frame.discriminator = info.Discriminator;
   if (frame.file.empty() && frame.line == 0) return std::nullopt;
   return frame;
 }

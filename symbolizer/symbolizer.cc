@@ -199,6 +199,7 @@ std::vector<Frame> SymbolizerImpl::Compute(uint32_t image_id, uint64_t vaddr) {
     if (std::optional<Frame> line = dwarf->LineAt(vaddr)) {
       outer.file = std::move(line->file);
       outer.line = line->line;
+      outer.discriminator = line->discriminator;
     }
     return {std::move(outer)};
   }

@@ -118,11 +118,12 @@ int FinishStats(const Flags& flags, hwt::report::DecodeSummary& summary,
   }
   if (absl::Status s = out.Commit(); !s.ok()) return hwt::tools::Fail(kTool, s);
 
-  hwt::StreamStats total = hwt::TotalStats(summary.stats);
-  if (total.errors > 0) {
+  // A stream of which no byte could be decoded (no sync point at all) is
+  // a failure too, not a clean run.
+  if (hwt::report::DecodeFailed(summary.stats)) {
     if (flags.mode != Mode::kStats && !flags.quiet) {
       fprintf(stderr, "%s: %s\n", kTool,
-              hwt::report::DecodeErrorMessage(total).c_str());
+              hwt::report::DecodeFailureMessage(summary.stats).c_str());
     }
     return hwt::tools::kExitDecodeErrors;
   }

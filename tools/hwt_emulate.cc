@@ -1,6 +1,7 @@
-// hwt-emulate: records a real x86-64 program in software (ptrace single-
-// stepping or valgrind) and writes a genuine Intel PT capture bundle with its
-// ground truth. A thin front end over recorder/emulate.h.
+// hwt-emulate: records a real x86-64 program in software (valgrind with the
+// hwttrace tool, or ptrace single-stepping) and writes a genuine Intel PT
+// capture bundle with its ground truth. A thin front end over
+// recorder/emulate.h.
 #include <cstdio>
 
 #include "CLI/CLI.hpp"
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
       kTool};
   app.get_formatter()->column_width(34);
   hwt::recorder::EmulateOptions options;
-  std::string recorder = "ptrace";
+  std::string recorder = "auto";
   std::string cpu = "6/85/4";
   std::string timing = "none";
   std::vector<std::string> overflows;
@@ -51,9 +52,10 @@ int main(int argc, char** argv) {
   app.add_option("--raw", options.raw_trace,
                  "also write the bare PT stream (as hwt(8) saves it) to FILE");
   app.add_option("--recorder", recorder,
-                 "ptrace (exact, any program, ~20k insn/s) or valgrind (static "
-                 "programs, faster)")
-      ->check(CLI::IsMember({"ptrace", "valgrind"}))
+                 "auto (valgrind when installed, else ptrace; said on "
+                 "stderr), valgrind (millions of insn/s; no threads or "
+                 "generated code) or ptrace (~20k insn/s)")
+      ->check(CLI::IsMember({"auto", "ptrace", "valgrind"}))
       ->capture_default_str();
   app.add_option("--cpu", cpu,
                  "CPU the capture claims, FAMILY/MODEL[/STEPPING] (libipt "
@@ -76,7 +78,7 @@ int main(int argc, char** argv) {
       "inject an overflow losing COUNT instructions from instruction "
       "FIRST (1-based): FIRST[:COUNT]; repeatable");
   app.add_option("--max-instructions", options.max_instructions,
-                 "stop the program after this many instructions (ptrace)");
+                 "stop the program after this many instructions");
   app.add_flag(
       "--no-images", [&](int64_t) { options.copy_images = false; },
       "do not copy the images into the bundle");
@@ -91,9 +93,13 @@ int main(int argc, char** argv) {
   if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {
     return exit_code;
   }
-  options.recorder = recorder == "valgrind"
-                         ? hwt::recorder::RecorderKind::kValgrind
-                         : hwt::recorder::RecorderKind::kPtrace;
+  options.recorder =
+      recorder == "valgrind" ? hwt::recorder::RecorderKind::kValgrind
+      : recorder == "ptrace" ? hwt::recorder::RecorderKind::kPtrace
+                             : hwt::recorder::RecorderKind::kAuto;
+  options.notify = [](const std::string& message) {
+    fprintf(stderr, "%s: %s\n", kTool, message.c_str());
+  };
   auto parsed_cpu = hwt::capture::ParseCpuSpec(cpu);
   if (!parsed_cpu.ok()) {
     hwt::tools::PrintError(kTool, std::string(parsed_cpu.status().message()));
@@ -143,8 +149,8 @@ int main(int argc, char** argv) {
           "%d)\n"
           "%s: wrote %s: %s of PT, %llu PSBs, %.2f bytes/instruction%s\n",
           kTool, static_cast<unsigned long long>(r.truth_instructions),
-          r.recording.seconds, recorder.c_str(), r.recording.exit_status, kTool,
-          r.bundle.c_str(), hwt::FormatBytes(r.encoder.bytes).c_str(),
+          r.recording.seconds, r.recorder.c_str(), r.recording.exit_status,
+          kTool, r.bundle.c_str(), hwt::FormatBytes(r.encoder.bytes).c_str(),
           static_cast<unsigned long long>(r.encoder.psbs),
           r.truth_instructions ? double(r.encoder.bytes) / r.truth_instructions
                                : 0.0,

@@ -17,25 +17,34 @@
 #include "absl/strings/str_join.h"
 #include "analysis/block_expansion.h"
 #include "analysis/capture_profile.h"
+#include "analysis/saved/profile_file.h"
+#include "analysis/saved/profile_merge.h"
 #include "analysis/spe_profile.h"
 #include "base/file_util.h"
 #include "base/output.h"
 #include "base/progress.h"
+#include "base/status_macros.h"
+#include "base/threads.h"
 #include "report/common/symbol_names.h"
 #include "report/common/symbolizer_resolver.h"
 #include "report/common/text_util.h"
 #include "report/export/export_input.h"
 #include "report/export/export_outputs.h"
+#include "report/html/profile_model.h"
+#include "report/html/spe_model.h"
 #include "report/listing/decode_stats.h"
 #include "report/profile/annotate.h"
 #include "report/profile/call_timeline.h"
 #include "report/profile/callgraph_dot.h"
 #include "report/profile/callgraph_text.h"
+#include "report/profile/capture_analysis.h"
 #include "report/profile/flame_svg.h"
 #include "report/profile/folded.h"
 #include "report/profile/hot_report.h"
+#include "report/profile/profile_diff.h"
 #include "report/profile/profile_filter.h"
 #include "report/profile/report_support.h"
+#include "report/profile/saved_symbols.h"
 #include "report/profile/speedscope.h"
 #include "report/profile/symbolized_profile.h"
 #include "report/profile/symbolizer_symbols.h"
@@ -58,9 +67,14 @@ namespace analysis = hwt::analysis;
 
 struct Options {
   hwt::tools::InputFlags input;
+  // Every INPUT: captures and saved profiles (.hwtprof), merged.
+  std::vector<std::string> inputs;
+  std::string save;               // --save FILE.hwtprof
+  std::vector<std::string> diff;  // --diff BASE NEW
+  bool absolute = false;          // --diff: raw counts, not shares
   // Outputs: a flag given = requested; the value is its file ("-" = the
   // shared destination: -o or stdout).
-  std::string flame, folded, speedscope, callgraph;
+  std::string flame, folded, speedscope, callgraph, html;
   report::ExportFlags exports;  // --pprof, --bolt, ... (report/export)
   bool icicle = false;
   std::string title;
@@ -83,6 +97,9 @@ struct Options {
   bool no_inline = false;
   bool no_demangle = false;
   int jobs = 1;
+  std::string decoder = "auto";  // --decoder
+  bool fast = false;             // --fast: --decoder fast
+  bool engine_stats = false;     // --stats
   size_t max_events = 5'000'000;
   bool quiet = false;
 };
@@ -99,6 +116,33 @@ struct OutputSpec {
 int Usage(const std::string& message) {
   hwt::tools::PrintError(kTool, message);
   return kExitUsage;
+}
+
+// As hwt-decode: exit 1 when the trace had decode errors or a stream of
+// which no byte could be decoded; bytes skipped before a stream's first
+// sync point are only a note.
+int DecodeExit(const std::vector<hwt::StreamStats>& streams, bool quiet) {
+  if (report::DecodeFailed(streams)) {
+    hwt::tools::PrintError(kTool, report::DecodeFailureMessage(streams));
+    return kExitDecodeErrors;
+  }
+  const std::string message =
+      report::DecodeErrorMessage(hwt::TotalStats(streams));
+  if (!message.empty() && !quiet) {
+    fprintf(stderr, "%s: note: %s\n", kTool, message.c_str());
+  }
+  return kExitOk;
+}
+
+// Every decode stream of every capture of a saved profile.
+std::vector<hwt::StreamStats> StreamStatsOf(const analysis::SavedProfile& p) {
+  std::vector<hwt::StreamStats> out;
+  for (const analysis::CaptureSource& s : p.sources) {
+    for (const analysis::SavedStream& stream : s.streams) {
+      out.push_back(stream.stats);
+    }
+  }
+  return out;
 }
 
 // Resolves where each output goes (-o, =FILE, stdout, or a file next to the
@@ -175,8 +219,8 @@ int RunSpe(const Options& options, double min_width_px,
       options.exports.any()) {
     return Usage(
         "SPE captures have samples, not control flow: only the SPE report "
-        "(text or --format json), --folded, --flame and --top N apply; the "
-        "exports are for PT and CoreSight");
+        "(text or --format json), --folded, --flame, --html and --top N "
+        "apply; the exports are for PT and CoreSight");
   }
   report::SymbolizerResolver resolver(symbolizer);
   auto result =
@@ -209,6 +253,17 @@ int RunSpe(const Options& options, double min_width_px,
     outputs.push_back({"flame graph", options.flame, true, "flame.svg",
                        report::RenderFlameSvg(tree, frames, flame)});
   }
+  if (!options.html.empty()) {
+    report::html::SpeModelInputs html;
+    html.capture = input.capture.get();
+    html.title = hwt::BaseName(options.input.input);
+    html.result = &*result;
+    html.symbols = &symbols;
+    report::html::HtmlOptions html_options;
+    html_options.prune_fraction = min_width_px / report::FlameOptions().width;
+    outputs.push_back({"HTML report", options.html, true, "report.html",
+                       report::html::RenderSpeReport(html, html_options)});
+  }
   if (outputs.empty() || options.top != 0) {
     const bool json = options.format == "json";
     outputs.push_back({"SPE report", "-", json, json ? "spe.json" : "spe.txt",
@@ -229,6 +284,243 @@ int RunSpe(const Options& options, double min_width_px,
     return kExitDecodeErrors;
   }
   return kExitOk;
+}
+
+// What the outputs are made from: a capture's profile with the symbolizer,
+// or a saved (merged) profile with its saved names and code.
+struct Subject {
+  const analysis::Profile* profile = nullptr;
+  analysis::CallTree tree;  // before --only-image / --function
+  hwt::StreamStats decode;
+  std::vector<hwt::StreamStats> stream_stats;  // for the exit status
+  report::WeightUnit unit;
+  report::ProfileSymbols* symbols = nullptr;
+  analysis::CodeReader* code = nullptr;  // for the block expansion
+  // --annotate disassembles the images; null when none is here (then
+  // `annotate_problem` says why).
+  hwt::symbolizer::Symbolizer* symbolizer = nullptr;
+  std::string annotate_problem;
+  report::CallTimelineRecorder* recorder = nullptr;  // --speedscope
+  std::vector<hwt::StreamInfo> streams;
+  bool cpu_mode = false;
+  std::string name;                  // of the input, in titles
+  std::vector<std::string> filters;  // thread, range, time
+  // The capture and its address-space timeline (--html, the exports); null
+  // for saved profiles.
+  const hwt::capture::Capture* capture = nullptr;
+  const hwt::capture::AddressSpaceTimeline* timeline = nullptr;
+};
+
+int Render(const Options& options, double min_width_px, Subject& subject);
+
+constexpr char kNeedsCapture[] =
+    ": it selects trace bytes or timestamps, which a saved profile does not "
+    "keep; report the capture itself";
+
+void PrintWarnings(const std::vector<std::string>& warnings, bool quiet) {
+  if (quiet) return;
+  for (const std::string& w : warnings) {
+    fprintf(stderr, "%s: warning: %s\n", kTool, w.c_str());
+  }
+}
+
+// Saved profiles and captures, merged (several INPUTs, a .hwtprof, --save).
+absl::StatusOr<analysis::SavedProfile> LoadInputs(
+    const Options& options, const std::vector<std::string>& inputs) {
+  HWT_ASSIGN_OR_RETURN(hwt::capture::InputOptions input,
+                       hwt::tools::InputOptionsFromFlags(options.input));
+  report::AnalyseOptions analyse;
+  analyse.input = input;
+  analyse.jobs = options.jobs;
+  analyse.save.writer =
+      absl::StrCat("hwt ", report::ToolVersion(), " (hwt-report)");
+  std::vector<std::string> resolved;
+  for (const std::string& in : inputs) {
+    // A batch directory stands for its merged profile.
+    const std::string merged = in + "/merged.hwtprof";
+    resolved.push_back(analysis::IsProfileFile(merged) ? merged : in);
+  }
+  std::vector<std::string> warnings;
+  auto saved = report::LoadAndMerge(resolved, analyse, &warnings);
+  PrintWarnings(warnings, options.quiet);
+  return saved;
+}
+
+int RunProfiles(const Options& options, double min_width_px) {
+  if (!options.range.empty() || !options.time.empty()) {
+    return Usage(std::string(options.range.empty() ? "--time" : "--range") +
+                 kNeedsCapture);
+  }
+  auto saved = LoadInputs(options, options.inputs);
+  if (!saved.ok()) return hwt::tools::Fail(kTool, saved.status());
+  if (!options.save.empty()) {
+    absl::Status written = analysis::WriteProfileFile(options.save, *saved);
+    if (!written.ok()) {
+      hwt::tools::PrintError(kTool, std::string(written.message()));
+      return kExitInternal;
+    }
+    if (!options.quiet) {
+      fprintf(stderr, "%s: wrote %s (saved profile)\n", kTool,
+              options.save.c_str());
+    }
+    const bool outputs = !options.flame.empty() || !options.folded.empty() ||
+                         !options.speedscope.empty() ||
+                         !options.callgraph.empty() || options.top != 0 ||
+                         options.hot || !options.annotate.empty();
+    if (!outputs) return DecodeExit(StreamStatsOf(*saved), options.quiet);
+  }
+  if (!options.html.empty() || options.exports.any()) {
+    return Usage(
+        "--html and the exports (--pprof, --bolt, ...) are made from a "
+        "capture, not yet from a saved profile; report the capture itself");
+  }
+  Subject subject;
+  subject.profile = &saved->profile;
+  subject.tree = saved->profile.merged;
+  if (options.thread) {
+    std::vector<const analysis::CallTree*> trees;
+    for (const analysis::ThreadProfile& t : saved->profile.threads) {
+      if (t.stream == *options.thread) trees.push_back(&t.tree);
+    }
+    if (trees.empty()) {
+      return Usage(absl::StrFormat("--thread %d: no capture has stream %d",
+                                   *options.thread, *options.thread));
+    }
+    if (options.hot) {
+      return Usage(
+          "--hot with --thread: a saved profile counts blocks, edges and "
+          "paths over all threads; report the capture itself");
+    }
+    subject.tree = analysis::MergeCallTrees(trees);
+    subject.filters.push_back(absl::StrCat("thread ", *options.thread));
+  }
+  if (!options.image.empty()) {
+    std::string known;
+    bool found = false;
+    for (const analysis::SavedImage& image : saved->images) {
+      found |= report::ImagePathMatches(image.path, options.image);
+      absl::StrAppend(&known, known.empty() ? "" : ", ",
+                      hwt::BaseName(image.path));
+    }
+    if (!found) {
+      return Usage("--only-image: the profile has no image '" + options.image +
+                   "' (it has: " + known + ")");
+    }
+  }
+  subject.decode = report::TotalDecodeStats(*saved);
+  subject.stream_stats = StreamStatsOf(*saved);
+  subject.unit =
+      report::ChooseProfileWeightUnit(options.weight != "instructions", *saved);
+  report::SavedProfileSymbols symbols(*saved, !options.no_inline,
+                                      !options.no_demangle);
+  subject.symbols = &symbols;
+  report::SavedCodeReader code(*saved);
+  subject.code = &code;
+  std::unique_ptr<hwt::symbolizer::Symbolizer> symbolizer;
+  if (!options.annotate.empty()) {
+    hwt::symbolizer::SymbolizerOptions sym_options;
+    sym_options.demangle = !options.no_demangle;
+    sym_options.inline_frames = !options.no_inline;
+    sym_options.sysroot = options.input.sysroot;
+    std::vector<std::string> missing;
+    symbolizer =
+        report::SymbolizerForSavedImages(*saved, sym_options, &missing);
+    if (missing.size() == saved->images.size()) {
+      subject.annotate_problem =
+          "it disassembles whole functions from the image files, and none of "
+          "the profile's images is on this machine (with its build-id; "
+          "--sysroot names where they are): " +
+          absl::StrJoin(missing, ", ");
+    } else {
+      if (!missing.empty()) {
+        PrintWarnings({"--annotate: images not on this machine: " +
+                       absl::StrJoin(missing, ", ")},
+                      options.quiet);
+      }
+      subject.symbolizer = symbolizer.get();
+    }
+  }
+  subject.name = options.inputs.size() == 1
+                     ? hwt::BaseName(options.inputs[0])
+                     : absl::StrCat(saved->sources.size(), " captures");
+  return Render(options, min_width_px, subject);
+}
+
+// --diff BASE NEW: the differential flame graph (default), difffolded
+// stacks (--folded) or the functions that changed most (--top N).
+int RunDiff(const Options& given, double min_width_px) {
+  Options options = given;
+  options.input.input = options.diff[1];  // names the default output file
+  if (!options.inputs.empty()) {
+    return Usage("--diff BASE NEW takes its two inputs itself (no INPUT)");
+  }
+  if (!options.speedscope.empty() || !options.callgraph.empty() ||
+      options.hot || !options.annotate.empty() || options.thread ||
+      !options.range.empty() || !options.time.empty() ||
+      !options.function.empty() || !options.image.empty()) {
+    return Usage(
+        "--diff draws a differential flame graph (--flame, the default), "
+        "difffolded stacks (--folded) or a table of changes (--top N); "
+        "filters do not apply");
+  }
+  auto base = LoadInputs(options, {options.diff[0]});
+  if (!base.ok()) return hwt::tools::Fail(kTool, base.status());
+  auto now = LoadInputs(options, {options.diff[1]});
+  if (!now.ok()) return hwt::tools::Fail(kTool, now.status());
+  report::SavedProfileSymbols base_symbols(*base, !options.no_inline,
+                                           !options.no_demangle);
+  report::SavedProfileSymbols now_symbols(*now, !options.no_inline,
+                                          !options.no_demangle);
+  report::ProfileNames base_names(base_symbols), now_names(now_symbols);
+  auto named = [&](const analysis::SavedProfile& p,
+                   report::ProfileNames& names) {
+    report::SavedCodeReader code(p);
+    const analysis::BlockExpansion x = analysis::ExpandBlocks(p.profile, code);
+    report::NamedTreeOptions tree_options;
+    tree_options.inline_frames = !options.no_inline;
+    tree_options.profile = &p.profile;
+    tree_options.expansion = &x;
+    return report::BuildNamedTree(p.profile.merged, names, tree_options);
+  };
+  const report::NamedTree base_tree = named(*base, base_names);
+  const report::NamedTree now_tree = named(*now, now_names);
+  std::vector<OutputSpec> outputs;
+  const std::string title = absl::StrCat(hwt::BaseName(options.diff[0]), " -> ",
+                                         hwt::BaseName(options.diff[1]));
+  if (!options.folded.empty()) {
+    outputs.push_back({"difffolded stacks", options.folded, false,
+                       "diff.folded",
+                       report::DiffFolded(base_tree, base_names.frames(),
+                                          now_tree, now_names.frames())});
+  }
+  if (options.top != 0) {
+    report::DiffOptions diff_options;
+    diff_options.absolute = options.absolute;
+    diff_options.rows = options.top;
+    const report::ProfileDiff diff =
+        report::DiffProfiles(*base, *now, diff_options);
+    const bool json = options.format == "json";
+    outputs.push_back(
+        {"changed functions", "-", json, json ? "diff.json" : "diff.txt",
+         json ? report::DiffJson(diff, diff_options).dump(2) + "\n"
+              : report::RenderDiffText(diff, diff_options)});
+  }
+  if (!options.flame.empty() || outputs.empty()) {
+    report::FlameOptions flame =
+        FlameFromFlags(options, min_width_px, "Differential Flame Graph",
+                       "Differential Icicle Graph", "instructions");
+    flame.subtitle = absl::StrCat(
+        title, ": widths are the new profile, red grew and blue shrank ",
+        options.absolute ? "(counts)" : "(shares of each total)");
+    flame.node_delta =
+        report::StackDeltas(now_tree, now_names.frames(), base_tree,
+                            base_names.frames(), options.absolute);
+    outputs.push_back(
+        {"differential flame graph",
+         options.flame.empty() ? "-" : options.flame, true, "diff.svg",
+         report::RenderFlameSvg(now_tree, now_names.frames(), flame)});
+  }
+  return WriteOutputs(outputs, options);
 }
 
 int Run(const Options& options) {
@@ -257,6 +549,16 @@ int Run(const Options& options) {
   if (!min_width_px) {
     return Usage("--min-width: expected PIXELS or PERCENT%, got '" +
                  options.min_width + "'");
+  }
+
+  if (!options.diff.empty()) return RunDiff(options, *min_width_px);
+  if (options.inputs.empty()) return Usage("INPUT is required");
+  bool any_profile = false;
+  for (const std::string& in : options.inputs) {
+    any_profile |= analysis::IsProfileFile(in);
+  }
+  if (options.inputs.size() > 1 || any_profile || !options.save.empty()) {
+    return RunProfiles(options, *min_width_px);
   }
 
   auto input = hwt::tools::OpenInput(options.input, kTool, options.quiet);
@@ -297,11 +599,19 @@ int Run(const Options& options) {
   // Decode and profile.
   const bool want_flame = !options.flame.empty();
   const bool want_speedscope = !options.speedscope.empty();
+  const bool want_html = !options.html.empty();
   hwt::Progress progress("decoding",
                          hwt::tools::TotalTraceBytes(*input->capture));
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
-  profile_options.hot_paths = options.hot;  // only --hot shows them
+  // auto: the fast engine when one worker decodes; with several the libipt
+  // path decodes segments in parallel, which the fast engine does not yet.
+  const bool fast_engine =
+      options.fast || options.decoder == "fast" ||
+      (options.decoder == "auto" && hwt::ResolveJobs(options.jobs) == 1);
+  profile_options.engine =
+      fast_engine ? hwt::DecoderEngine::kFast : hwt::DecoderEngine::kLibipt;
+  profile_options.hot_paths = options.hot || want_html;  // they show them
   profile_options.progress = [&progress](uint64_t done, uint64_t) {
     progress.Update(done);
   };
@@ -322,16 +632,50 @@ int Run(const Options& options) {
                                            resolver, profile_options);
   progress.Finish();
   if (!profiled.ok()) return hwt::tools::Fail(kTool, profiled.status());
-  const analysis::Profile& profile = profiled->profile;
   if (options.thread && *options.thread >= profiled->streams.size()) {
     return Usage(absl::StrFormat(
         "--thread %d: the capture has %d streams (0-%d)", *options.thread,
         profiled->streams.size(), profiled->streams.size() - 1));
   }
-  const hwt::StreamStats decode = hwt::TotalStats(profiled->stats);
+  if (options.engine_stats) {
+    std::fprintf(stderr, "%s: %s\n", kTool,
+                 profiled->engine_note.empty() ? "libipt decoded everything"
+                                               : profiled->engine_note.c_str());
+  }
+  Subject subject;
+  subject.profile = &profiled->profile;
+  subject.tree = profiled->profile.merged;
+  subject.decode = hwt::TotalStats(profiled->stats);
+  subject.stream_stats = profiled->stats;
+  subject.unit = report::ChooseWeightUnit(options.weight != "instructions",
+                                          profiled->profile.has_time, manifest);
+  report::SymbolizerProfileSymbols symbols(symbolizer.get(), &input->timeline);
+  subject.symbols = &symbols;
+  analysis::ImageCodeReader reader(input->timeline);
+  subject.code = &reader;
+  subject.symbolizer = symbolizer.get();
+  subject.recorder = recorder.get();
+  subject.streams = profiled->streams;
+  subject.cpu_mode = manifest.mode == hwt::capture::TraceMode::kCpu;
+  subject.name = hwt::BaseName(options.input.input);
+  subject.capture = input->capture.get();
+  subject.timeline = &input->timeline;
+  if (options.thread) {
+    subject.filters.push_back(absl::StrCat("thread ", *options.thread));
+  }
+  if (!options.range.empty())
+    subject.filters.push_back("range " + options.range);
+  if (!options.time.empty()) subject.filters.push_back("time " + options.time);
+  return Render(options, *min_width_px, subject);
+}
 
-  const report::WeightUnit unit = report::ChooseWeightUnit(
-      options.weight != "instructions", profile.has_time, manifest);
+int Render(const Options& options, double min_width_px, Subject& subject) {
+  const analysis::Profile& profile = *subject.profile;
+  const hwt::StreamStats& decode = subject.decode;
+  const report::WeightUnit& unit = subject.unit;
+  const bool want_flame = !options.flame.empty();
+  const bool want_speedscope = !options.speedscope.empty();
+  const bool want_html = !options.html.empty();
   if (options.weight == "time" && !profile.has_time && !options.quiet) {
     fprintf(stderr,
             "%s: warning: --weight time: the trace has no timing; "
@@ -340,14 +684,10 @@ int Run(const Options& options) {
   }
 
   // Names and the tree the reports show (after --image / --function).
-  report::SymbolizerProfileSymbols symbols(symbolizer.get(), &input->timeline);
-  report::ProfileNames names(symbols, /*source_lines=*/want_speedscope);
-  analysis::CallTree tree = profile.merged;
-  std::vector<std::string> filters;
-  if (options.thread)
-    filters.push_back(absl::StrCat("thread ", *options.thread));
-  if (!options.range.empty()) filters.push_back("range " + options.range);
-  if (!options.time.empty()) filters.push_back("time " + options.time);
+  report::ProfileNames names(*subject.symbols,
+                             /*source_lines=*/want_speedscope || want_html);
+  analysis::CallTree tree = subject.tree;
+  std::vector<std::string> filters = subject.filters;
   report::FrameMatcher image_match, function_match;
   if (!options.image.empty()) {
     image_match = report::ImageMatcher(options.image, names);
@@ -373,11 +713,10 @@ int Run(const Options& options) {
   const bool tree_outputs =
       want_flame || want_speedscope || options.callgraph == "text";
   std::optional<analysis::BlockExpansion> expansion;
-  if ((inline_frames && tree_outputs) || options.hot ||
+  if ((inline_frames && tree_outputs) || options.hot || want_html ||
       !options.annotate.empty() || (!options.folded.empty() && inline_frames) ||
       options.exports.needs_expansion()) {
-    analysis::ImageCodeReader reader(input->timeline);
-    expansion = analysis::ExpandBlocks(profile, reader);
+    expansion = analysis::ExpandBlocks(profile, *subject.code);
   }
   report::NamedTreeOptions tree_options;
   tree_options.weight = unit.weight;
@@ -390,7 +729,7 @@ int Run(const Options& options) {
     return *named;
   };
 
-  const std::string input_name = hwt::BaseName(options.input.input);
+  const std::string& input_name = subject.name;
   std::string subtitle =
       absl::StrCat(input_name, ": ",
                    report::ScaledCount(unit.weight == report::Weight::kTime
@@ -405,13 +744,13 @@ int Run(const Options& options) {
 
   std::vector<OutputSpec> outputs;
   const bool no_mode = options.flame.empty() && options.folded.empty() &&
-                       options.speedscope.empty() &&
+                       options.speedscope.empty() && !want_html &&
                        options.callgraph.empty() && options.top == 0 &&
                        !options.hot && options.annotate.empty() &&
                        !options.exports.any();
   if (want_flame || no_mode) {
     report::FlameOptions flame = FlameFromFlags(
-        options, *min_width_px, "Flame Graph", "Icicle Graph", unit.name);
+        options, min_width_px, "Flame Graph", "Icicle Graph", unit.name);
     flame.subtitle = subtitle;
     flame.scale = unit.scale;
     if (profile.stats.gaps != 0) {
@@ -431,20 +770,20 @@ int Run(const Options& options) {
     outputs.push_back({"folded stacks", options.folded, false, "folded",
                        report::FoldedStacks(named_tree(), names.frames())});
   }
-  // The call timeline of --speedscope and --chrome-trace.
+  // The call timeline of --speedscope and --chrome-trace. From a saved
+  // profile there is none: only the sampled profile (the merged tree).
   std::optional<report::CallTimeline> timeline;
-  std::vector<std::string> thread_names;
-  if (recorder) {
-    timeline = recorder->Finish(unit.weight == report::Weight::kTime);
-    thread_names = report::SpeedscopeThreadNames(
-        *timeline, profiled->streams,
-        manifest.mode == hwt::capture::TraceMode::kCpu);
-    if (timeline->truncated && !options.quiet) {
-      fprintf(stderr,
-              "%s: warning: the call timeline stops after %zu events "
-              "(--max-events); the sampled profile is complete\n",
-              kTool, options.max_events);
-    }
+  if (subject.recorder != nullptr) {
+    timeline = subject.recorder->Finish(unit.weight == report::Weight::kTime);
+  }
+  const std::vector<std::string> thread_names = report::SpeedscopeThreadNames(
+      timeline ? *timeline : report::CallTimeline(), subject.streams,
+      subject.cpu_mode);
+  if (timeline && timeline->truncated && !options.quiet) {
+    fprintf(stderr,
+            "%s: warning: the call timeline stops after %zu events "
+            "(--max-events); the sampled profile is complete\n",
+            kTool, options.max_events);
   }
   if (want_speedscope) {
     report::SpeedscopeOptions speedscope;
@@ -453,8 +792,8 @@ int Run(const Options& options) {
     speedscope.scale = unit.scale;
     outputs.push_back(
         {"speedscope profile", options.speedscope, true, "speedscope.json",
-         report::RenderSpeedscope(named_tree(), &*timeline, thread_names, names,
-                                  speedscope)});
+         report::RenderSpeedscope(named_tree(), timeline ? &*timeline : nullptr,
+                                  thread_names, names, speedscope)});
   }
   if (!options.callgraph.empty()) {
     if (options.callgraph == "dot") {
@@ -494,44 +833,69 @@ int Run(const Options& options) {
          json ? report::TopTableJson(functions, names, top).dump(2) + "\n"
               : report::RenderTopTable(functions, names, top)});
   }
+  // --hot (and the HTML report's hot spots) follow --function / --image.
+  report::HotOptions hot;
+  hot.rows = options.rows;
+  if (image_match || function_match) {
+    hot.keep_function = [&](const analysis::FunctionId& fn) {
+      if (fn.kind != analysis::FrameKind::kFunction &&
+          fn.kind != analysis::FrameKind::kUnknownCode) {
+        return false;
+      }
+      const analysis::FrameKey key{fn.kind, fn.image, fn.start};
+      if (image_match && !image_match(key)) return false;
+      if (function_match &&
+          (fn.kind != analysis::FrameKind::kFunction || !function_match(key))) {
+        return false;
+      }
+      return true;
+    };
+  }
   if (options.hot) {
-    report::HotOptions hot;
-    hot.rows = options.rows;
-    if (image_match || function_match) {
-      hot.keep_function = [&](const analysis::FunctionId& fn) {
-        if (fn.kind != analysis::FrameKind::kFunction &&
-            fn.kind != analysis::FrameKind::kUnknownCode) {
-          return false;
-        }
-        const analysis::FrameKey key{fn.kind, fn.image, fn.start};
-        if (image_match && !image_match(key)) return false;
-        if (function_match && (fn.kind != analysis::FrameKind::kFunction ||
-                               !function_match(key))) {
-          return false;
-        }
-        return true;
-      };
-    }
     const nlohmann::json report_json =
         report::HotReportJson(profile, *expansion, tree, names, hot);
     outputs.push_back({"hot spots", "-", json, json ? "hot.json" : "hot.txt",
                        json ? report_json.dump(2) + "\n"
                             : report::RenderHotReportText(report_json)});
   }
+  if (want_html) {
+    report::html::ProfileModelInputs html;
+    html.capture = subject.capture;
+    html.title = input_name;
+    html.profile = &profile;
+    html.tree = &tree;
+    html.expansion = &*expansion;
+    html.names = &names;
+    html.symbolizer = subject.symbolizer;
+    html.unit = unit;
+    html.tree_options = tree_options;
+    html.hot = hot;
+    html.streams = subject.streams;
+    html.stats = subject.stream_stats;
+    html.filters = filters;
+    // --min-width prunes the page's tree as it does the SVG's frames.
+    report::html::HtmlOptions html_options;
+    html_options.prune_fraction = min_width_px / report::FlameOptions().width;
+    outputs.push_back({"HTML report", options.html, true, "report.html",
+                       report::html::RenderProfileReport(html, html_options)});
+  }
   if (!options.annotate.empty()) {
-    auto text = report::AnnotateFunctions(options.annotate, *symbolizer,
+    if (subject.symbolizer == nullptr) {
+      return Usage("--annotate: " + subject.annotate_problem);
+    }
+    auto text = report::AnnotateFunctions(options.annotate, *subject.symbolizer,
                                           profile, *expansion, names);
     if (!text.ok()) return hwt::tools::Fail(kTool, text.status());
     outputs.push_back({"annotated code", "-", false, "annotate.txt", *text});
   }
 
   if (options.exports.any()) {
-    report::LiveExportInput export_input(profile, *expansion, input->timeline,
-                                         *symbolizer, symbols);
+    report::LiveExportInput export_input(profile, *expansion, *subject.timeline,
+                                         *subject.symbolizer, *subject.symbols);
     auto exports = report::RenderExportOutputs(
-        options.exports,
-        {&export_input, &tree, timeline ? &*timeline : nullptr, thread_names,
-         &manifest, options.image, input_name, options.max_events});
+        options.exports, {&export_input, &tree, timeline ? &*timeline : nullptr,
+                          thread_names, &subject.capture->manifest(),
+                          options.image, input_name, options.max_events});
     if (!exports.ok()) return hwt::tools::Fail(kTool, exports.status());
     for (report::ExportOutput& e : *exports) {
       outputs.push_back({e.what, e.file, true, e.suffix, std::move(e.content)});
@@ -540,18 +904,11 @@ int Run(const Options& options) {
 
   const int rc = WriteOutputs(outputs, options);
   if (rc != kExitOk) return rc;
-  // As hwt-decode: exit 1 when the decoder reported errors; bytes it could
-  // not use without an error (e.g. before the first sync point) are only a
-  // note.
-  const std::string message = report::DecodeErrorMessage(decode);
-  if (decode.errors != 0) {
-    hwt::tools::PrintError(kTool, message);
-    return kExitDecodeErrors;
-  }
-  if (!message.empty() && !options.quiet) {
-    fprintf(stderr, "%s: note: %s\n", kTool, message.c_str());
-  }
-  return hwt::tools::ImportExitCode(*input->capture, kExitOk);
+  // Import problems (perf.data data loss, missing images) make it exit 1
+  // like decode errors.
+  const int code = DecodeExit(subject.stream_stats, options.quiet);
+  if (subject.capture == nullptr) return code;
+  return hwt::tools::ImportExitCode(*subject.capture, code);
 }
 
 }  // namespace
@@ -564,25 +921,50 @@ int main(int argc, char** argv) {
       "the SPE sample reports.\n\n"
       "Examples:\n"
       "  hwt-report fib.hwt                      # fib.flame.svg\n"
+      "  hwt-report --html fib.hwt               # fib.report.html\n"
       "  hwt-report --top 20 --function '^main$' fib.hwt\n"
       "  hwt-report --annotate fib --hot fib.hwt\n"
       "  hwt-report --callgraph=dot fib.hwt | dot -Tsvg > fib.svg\n"
       "  hwt-report --folded --no-inline --cpu 6/85/4 --image ./prog "
       "trace.pt\n"
       "  hwt-report --pprof --bolt --only-image prog prog.hwt  # prog.pb.gz, "
-      "prog.bolt.pa\n\n"
-      "SVG and JSON go to stdout, or when stdout is a terminal to "
-      "NAME.flame.svg / NAME.speedscope.json (exports: NAME.pb.gz, ...) in the "
-      "current directory.\n"
+      "prog.bolt.pa\n"
+      "  hwt-report --save fib.hwtprof fib.hwt   # a saved profile\n"
+      "  hwt-report --top 20 a.hwtprof b.hwt     # inputs merged\n"
+      "  hwt-report --diff old.hwtprof new.hwtprof > diff.svg\n\n"
+      "SVG, HTML and JSON go to stdout, or when stdout is a terminal to "
+      "NAME.flame.svg / NAME.report.html / NAME.speedscope.json (exports: "
+      "NAME.pb.gz, ...) in the current directory.\n"
       "Exit status: 0 clean, 1 the trace had decode errors (reported), 2 bad "
       "usage or unreadable input, 3 internal error or failure to write.",
       kTool};
   app.get_formatter()->column_width(36);
   Options options;
-  hwt::tools::AddInputFlags(app, &options.input);
+  app.add_option("INPUT", options.inputs,
+                 "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
+                 "OpenCSD snapshot directory, raw trace file, or saved profile "
+                 "(.hwtprof); several are merged");
+  hwt::tools::AddInputOptions(app, &options.input);
+  app.add_option("--save", options.save,
+                 "write the (merged) profile of the inputs to FILE.hwtprof; "
+                 "with no other output, only that")
+      ->group("Outputs");
+  app.add_option("--diff", options.diff,
+                 "BASE NEW: what changed from BASE to NEW (profiles, batch "
+                 "directories or captures): a differential flame graph, "
+                 "--folded difffolded stacks, --top N changed functions")
+      ->expected(2)
+      ->group("Outputs");
+  app.add_flag("--absolute", options.absolute,
+               "--diff: compare raw counts, not shares of each total")
+      ->group("Outputs");
 
   app.add_flag("--flame{-}", options.flame,
                "interactive SVG flame graph (default output); =FILE")
+      ->group("Outputs");
+  app.add_flag("--html{-}", options.html,
+               "interactive HTML report (one self-contained file: overview, "
+               "flame graph, functions, disassembly, hot spots); =FILE")
       ->group("Outputs");
   app.add_flag("--folded{-}", options.folded,
                "folded stacks (flamegraph.pl, inferno, speedscope); =FILE")
@@ -623,7 +1005,8 @@ int main(int argc, char** argv) {
                  "instructions, ns, ticks or samples)")
       ->group("Flame graph");
   app.add_option("--min-width", options.min_width,
-                 "leave out frames narrower than PIXELS (or PERCENT%)")
+                 "leave out frames narrower than PIXELS (or PERCENT%) of a "
+                 "1200-pixel graph (--flame, --html)")
       ->capture_default_str()
       ->group("Flame graph");
   app.add_option("--rows", options.rows, "rows per --hot section (0 = all)")
@@ -664,6 +1047,16 @@ int main(int argc, char** argv) {
   app.add_option("-j,--jobs", options.jobs, "decoding threads")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--decoder", options.decoder,
+                 "PT flow engine: fast (the block-cache walker, libipt where "
+                 "it gives up), libipt, or auto (fast with one worker, libipt "
+                 "with several: it decodes in parallel); the output is the "
+                 "same")
+      ->check(CLI::IsMember({"auto", "fast", "libipt"}))
+      ->capture_default_str();
+  app.add_flag("--fast", options.fast, "same as --decoder fast");
+  app.add_flag("--stats", options.engine_stats,
+               "say on stderr how much of the trace took the fast path");
   app.add_option("--max-events", options.max_events,
                  "--speedscope, --chrome-trace: cap on call/return events kept")
       ->capture_default_str();
@@ -673,5 +1066,6 @@ int main(int argc, char** argv) {
   if (!hwt::tools::ParseCommandLine(app, argc, argv, &exit_code)) {
     return exit_code;
   }
+  if (!options.inputs.empty()) options.input.input = options.inputs[0];
   return Run(options);
 }

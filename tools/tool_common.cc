@@ -13,6 +13,10 @@ void AddInputFlags(CLI::App& app, InputFlags* flags) {
                  "OpenCSD snapshot directory, Linux perf.data file, or raw "
                  "trace file")
       ->required();
+  AddInputOptions(app, flags);
+}
+
+void AddInputOptions(CLI::App& app, InputFlags* flags) {
   app.add_option("--backend", flags->backend,
                  "backend of a raw trace file: pt, coresight, spe "
                  "(detected when omitted)");
@@ -22,14 +26,17 @@ void AddInputFlags(CLI::App& app, InputFlags* flags) {
   app.add_option("--image", flags->images,
                  "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
                  "non-PIE); without @BIAS an image whose build-id a recorded "
-                 "mapping names (perf.data) serves that mapping; repeatable");
+                 "mapping names (perf.data) serves that mapping; raw memory "
+                 "FILE@ADDRESS; a page cache STEM.addr/STEM.dump (kAFL, "
+                 "libxdc); repeatable")
+      ->allow_extra_args(false);
   app.add_option("--sysroot,--symfs", flags->sysroot,
                  "prefix for image paths recorded in the capture (like "
                  "hwt(8) -R and perf's --symfs)");
 }
 
-absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
-                                      const std::string& tool, bool quiet) {
+absl::StatusOr<capture::InputOptions> InputOptionsFromFlags(
+    const InputFlags& flags) {
   capture::InputOptions options;
   if (!flags.backend.empty()) {
     auto backend = capture::ParseBackend(flags.backend);
@@ -49,6 +56,13 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
     options.images.push_back(std::move(spec));
   }
   options.sysroot = flags.sysroot;
+  return options;
+}
+
+absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
+                                      const std::string& tool, bool quiet) {
+  HWT_ASSIGN_OR_RETURN(capture::InputOptions options,
+                       InputOptionsFromFlags(flags));
   OpenedInput opened;
   HWT_ASSIGN_OR_RETURN(opened.capture,
                        capture::OpenCapture(flags.input, options));

@@ -34,6 +34,13 @@ struct InputFlags {
 
 // Adds INPUT and the input options to `app`.
 void AddInputFlags(CLI::App& app, InputFlags* flags);
+// The input options only (--backend, --cpu, --image, --sysroot), for tools
+// that take their inputs another way.
+void AddInputOptions(CLI::App& app, InputFlags* flags);
+// The capture::InputOptions the flags give (errors: a bad --backend, --cpu
+// or --image value).
+absl::StatusOr<capture::InputOptions> InputOptionsFromFlags(
+    const InputFlags& flags);
 
 struct OpenedInput {
   std::unique_ptr<capture::Capture> capture;

@@ -38,7 +38,7 @@ void FastBlockCache::Build(FastBlock* block, Isa isa) {
     if (!insn || block->ninsn == kMaxBlockInsns) {
       block->end = FastBlockEnd::kBad;
       block->fall = ip;
-      return;
+      break;
     }
     ++block->ninsn;
     block->last = ip;
@@ -52,33 +52,53 @@ void FastBlockCache::Build(FastBlock* block, Isa isa) {
         if (insn->target == block->fall) {
           // `call next` reads the instruction pointer: the flow goes on and
           // nothing is pushed for return compression (like libipt and the
-          // hardware).
-          ip = block->fall;
-          continue;
+          // hardware), but libipt's block ends there, as at every call.
+          block->end = FastBlockEnd::kJump;
+          block->branch = BranchKind::kCall;
+          break;
         }
         block->end = FastBlockEnd::kCall;
-        return;
+        block->branch = BranchKind::kCall;
+        break;
       case x86::InsnClass::kCondJump:
         block->end = FastBlockEnd::kCondJump;
-        return;
+        block->branch = BranchKind::kCondTaken;
+        break;
       case x86::InsnClass::kJump:
         block->end = FastBlockEnd::kJump;
-        return;
+        block->branch = BranchKind::kJump;
+        break;
       case x86::InsnClass::kJumpIndirect:
         block->end = FastBlockEnd::kJumpIndirect;
-        return;
+        block->branch = BranchKind::kJumpIndirect;
+        break;
       case x86::InsnClass::kCallIndirect:
         block->end = FastBlockEnd::kCallIndirect;
-        return;
+        block->branch = BranchKind::kCallIndirect;
+        break;
       case x86::InsnClass::kReturn:
         block->end = FastBlockEnd::kReturn;
-        return;
+        block->branch = BranchKind::kReturn;
+        break;
       case x86::InsnClass::kFarCall:
+        block->end = FastBlockEnd::kFar;
+        block->branch = BranchKind::kFarCall;
+        break;
       case x86::InsnClass::kFarReturn:
+        block->end = FastBlockEnd::kFar;
+        block->branch = BranchKind::kFarReturn;
+        break;
       case x86::InsnClass::kFarJump:
         block->end = FastBlockEnd::kFar;
-        return;
+        block->branch = BranchKind::kFarJump;
+        break;
     }
+    break;
+  }
+  if (block->ninsn == 0) return;
+  const std::optional<uint32_t> first = memory_.RegionAt(block->start);
+  if (first && memory_.RegionAt(block->last) == first) {
+    block->region = *first + 1;
   }
 }
 
@@ -91,11 +111,13 @@ bool FastBlockCache::IsVmEntry(uint64_t ip) {
 }
 
 std::optional<uint32_t> FastBlockCache::InsnsBefore(const FastBlock& block,
-                                                    uint64_t ip, Isa isa) {
+                                                    uint64_t ip, Isa isa,
+                                                    uint64_t* previous) {
   if (ip < block.start || ip > block.last) return std::nullopt;
   uint64_t at = block.start;
   for (uint32_t n = 0; n < block.ninsn; ++n) {
     if (at == ip) return n;
+    if (previous != nullptr) *previous = at;
     const std::optional<x86::Insn> insn = insns_.Get(at, isa);
     if (!insn) return std::nullopt;
     at += insn->length;

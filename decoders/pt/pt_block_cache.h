@@ -40,6 +40,12 @@ struct FastBlock {
   uint32_t ninsn = 0;   // instructions, the last (branch) one included;
                         // for kBad the good ones before the bad address
   FastBlockEnd end = FastBlockEnd::kBad;
+  // The event model's kind of the last instruction's branch (kCondJump:
+  // kCondTaken, the outcome comes from the trace; kBad: kNone).
+  BranchKind branch = BranchKind::kNone;
+  // 1 + the timeline region that holds the block (0: none, or the block
+  // runs into another region, which libipt's blocks never do).
+  uint32_t region = 0;
   // Successors once looked up: [0] fall-through (kCondJump) or target
   // (kJump, kCall); [1] the taken target of a kCondJump.
   FastBlock* next[2] = {nullptr, nullptr};
@@ -68,9 +74,10 @@ class FastBlockCache {
   }
 
   // Instructions of `block` that run before `ip`, or nullopt when `ip` is not
-  // the address of one of its instructions.
+  // the address of one of its instructions. `previous` (optional) gets the
+  // address of the last of them.
   std::optional<uint32_t> InsnsBefore(const FastBlock& block, uint64_t ip,
-                                      Isa isa);
+                                      Isa isa, uint64_t* previous = nullptr);
 
   // Whether the instruction at `ip` is VMLAUNCH or VMRESUME.
   bool IsVmEntry(uint64_t ip);

@@ -232,7 +232,46 @@ absl::Status PtDecoder::MapBuffers(std::vector<MappedFile>* files,
   return absl::OkStatus();
 }
 
+PtDecoder::PtDecoder(const capture::Capture& capture,
+                     const capture::AddressSpaceTimeline& address_space)
+    : capture_(capture),
+      address_space_(address_space),
+      fast_stats_(std::make_unique<PtFastCountStats>()) {}
+
+PtDecoder::~PtDecoder() = default;
+
+absl::Status PtDecoder::DecodeFast(SegmentConsumer* consumer, EventSink* sink) {
+  std::vector<MappedFile> files;
+  std::vector<PtBufferInput> inputs;
+  HWT_RETURN_IF_ERROR(MapBuffers(&files, &inputs));
+  *fast_stats_ = PtFastCountStats();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const uint32_t stream = static_cast<uint32_t>(i);
+    std::unique_ptr<EventSink> segment;
+    if (consumer != nullptr) segment = consumer->StartSegment(stream);
+    EventSink* out = consumer != nullptr ? segment.get() : sink;
+    StreamStats stats;
+    {
+      PtFastCounter counter(run_, i, out, stream);
+      for (const capture::BufferChunk& chunk : inputs[i].chunks) {
+        counter.CountChunk(inputs[i].data + chunk.offset, chunk.size,
+                           chunk.offset, chunk.data_lost_before, &stats);
+      }
+      fast_stats_->Merge(counter.fast_stats());
+    }
+    stats_[i] = std::move(stats);
+    if (consumer != nullptr) {
+      consumer->CommitSegment(stream, std::move(segment));
+      consumer->EndStream(stream);
+    } else {
+      sink->OnStreamEnd(stream);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PtDecoder::Decode(EventSink& sink) {
+  if (run_.options.fast) return DecodeFast(nullptr, &sink);
   const int jobs = run_.options.jobs;
   if (jobs > 1) {
     BufferingConsumer consumer(sink, run_.options.batch_size);
@@ -272,23 +311,30 @@ absl::Status PtDecoder::CountInstructions(PtFastCountStats* fast) {
     total.Merge(counter.fast_stats());
   }
   *fast = total;
+  *fast_stats_ = total;
   return absl::OkStatus();
 }
 
 absl::Status PtDecoder::CountInstructions(std::string* note) {
   PtFastCountStats fast;
   HWT_RETURN_IF_ERROR(CountInstructions(&fast));
-  if (note != nullptr) {
-    *note = absl::StrFormat(
-        "fast path: %u of %u PSB segments walked through %u cached blocks "
-        "(%u trace bytes), %u decoded by libipt",
-        fast.fast_segments, fast.segments, fast.blocks_cached, fast.fast_bytes,
-        fast.libipt_segments);
-  }
+  if (note != nullptr) *note = EngineNote();
   return absl::OkStatus();
 }
 
+std::string PtDecoder::EngineNote() const {
+  const PtFastCountStats& fast = *fast_stats_;
+  if (fast.segments == 0) return {};
+  return absl::StrFormat(
+      "fast path: %u of %u PSB segments walked through %u cached blocks "
+      "(%u trace bytes), %u decoded by libipt (errors, overflows, address-"
+      "space changes, timing or context packets, tracing off at a PSB)",
+      fast.fast_segments, fast.segments, fast.blocks_cached, fast.fast_bytes,
+      fast.libipt_segments);
+}
+
 absl::Status PtDecoder::DecodeSegments(SegmentConsumer& consumer) {
+  if (run_.options.fast) return DecodeFast(&consumer, nullptr);
   size_t segment_bytes = run_.options.segment_bytes;
   const int jobs = run_.options.jobs;
   if (segment_bytes == 0) {

@@ -91,6 +91,11 @@ struct PtDecoderOptions {
   size_t segment_bytes = 0;
   // Image files mapped once, shared with other readers (null: a new cache).
   std::shared_ptr<ImageFileCache> files;
+  // Decode() and DecodeSegments() through the fast path (pt_fast_count.h:
+  // the block-cache walker, libipt per segment where it gives up), with the
+  // events of libipt's sequential decoder. Buffers are decoded one after
+  // the other (jobs is not used yet).
+  bool fast = false;
 };
 
 // What every stream of one run shares: the libipt configuration, the
@@ -152,6 +157,7 @@ class PtDecoder : public TraceDecoder {
       const capture::Capture& capture,
       const capture::AddressSpaceTimeline& address_space,
       const PtDecoderOptions& options = {});
+  ~PtDecoder() override;
 
   const std::vector<StreamInfo>& streams() const override { return streams_; }
   absl::Status Decode(EventSink& sink) override;
@@ -167,8 +173,12 @@ class PtDecoder : public TraceDecoder {
   // how much the fast path took.
   absl::Status CountInstructions(PtFastCountStats* fast);
   absl::Status CountInstructions(std::string* note) override;
+  std::string EngineNote() const override;
 
   const PtCpuSetup& cpu() const { return run_.cpu; }
+  // How much the fast path took in the last fast Decode() or
+  // CountInstructions() (all zero after a libipt decode).
+  const PtFastCountStats& fast_stats() const { return *fast_stats_; }
   // Segments of the last parallel decode: planned, committed, dropped.
   const PtParallelStats& segment_counts() const { return segment_counts_; }
   // Things the user should know once (unknown CPU...).
@@ -176,14 +186,16 @@ class PtDecoder : public TraceDecoder {
 
  private:
   PtDecoder(const capture::Capture& capture,
-            const capture::AddressSpaceTimeline& address_space)
-      : capture_(capture), address_space_(address_space) {}
+            const capture::AddressSpaceTimeline& address_space);
 
   // Maps every buffer and checks its chunks.
   absl::Status MapBuffers(std::vector<MappedFile>* files,
                           std::vector<PtBufferInput>* inputs);
   absl::Status DecodeParallel(SegmentConsumer& consumer, size_t segment_bytes,
                               size_t window);
+  // Every buffer through the fast path, one after the other; each gets one
+  // segment of `consumer` (or `sink`).
+  absl::Status DecodeFast(SegmentConsumer* consumer, EventSink* sink);
 
   const capture::Capture& capture_;
   const capture::AddressSpaceTimeline& address_space_;
@@ -192,6 +204,7 @@ class PtDecoder : public TraceDecoder {
   std::vector<StreamStats> stats_;
   std::vector<std::string> notes_;
   PtParallelStats segment_counts_;
+  std::unique_ptr<PtFastCountStats> fast_stats_;
 };
 
 }  // namespace hwt::pt

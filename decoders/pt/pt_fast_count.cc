@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "decoders/progress_sink.h"
+#include "decoders/pt/pt_event_output.h"
 #include "decoders/pt/pt_events.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_segment_decoder.h"
@@ -83,14 +84,22 @@ void PtFastCountStats::Merge(const PtFastCountStats& other) {
   blocks_cached += other.blocks_cached;
 }
 
-PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index)
+PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index,
+                             EventSink* sink, uint32_t stream)
     : run_(run),
       buffer_index_(buffer_index),
       memory_(*run.timeline, buffer_index, run.files),
       cache_(memory_),
       walker_(&cache_),
-      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {
+      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)),
+      sink_(sink),
+      stream_(stream) {
   walker_.Configure(run.config);
+  if (sink_ != nullptr) {
+    output_ =
+        std::make_unique<EventOutput>(sink_, stream_, run.options.batch_size);
+    walker_.set_records(&records_);
+  }
 }
 
 PtFastCounter::~PtFastCounter() = default;
@@ -119,6 +128,25 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
   const uint64_t end = i + 1 < n ? psbs_[i + 1] : chunk_size_;
   const uint64_t changes_until = i + 2 < n ? psbs_[i + 2] : chunk_size_;
   const PsbState& here = StateOf(i);
+  const bool events = sink_ != nullptr;
+  if (events) {
+    records_.clear();
+    // libipt reports timing and context as events; without a FUP the PSB+
+    // binds its status to nothing the walker can place.
+    if (here.timing || here.context || !here.enabled || !here.has_isa) {
+      return std::nullopt;
+    }
+    if (continuing) {
+      // What libipt reports at a PSB its flow runs through: the execution
+      // mode, bound to the FUP's instruction (pt_seam.h).
+      FastWalker::Record& status = records_.emplace_back();
+      status.event.kind = EventKind::kExecMode;
+      status.event.isa = here.isa;
+      status.event.ip = here.ip;
+      status.event.code = kPtStatusUpdate;
+      status.event.offset = here.end;
+    }
+  }
   if (!packets_ || !here.usable ||
       AddressSpaceChangesIn(chunk_base_ + psbs_[i],
                             chunk_base_ + changes_until)) {
@@ -139,11 +167,39 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
   return count;
 }
 
+void PtFastCounter::Deliver(bool chunk_end) {
+  if (chunk_end && !records_.empty() && records_.back().cond) {
+    // libipt's flow ends with the last packet: where the branch went is not
+    // known (pt_event_output.h).
+    records_.back().event.branch = BranchKind::kNone;
+  }
+  if (chunk_end && walker_.enabled()) {
+    // libipt reports that the trace ended with tracing on (pts_eos).
+    FastWalker::Record& end = records_.emplace_back();
+    end.event.kind = EventKind::kDisabled;
+    end.event.code = kPtEndOfTrace;
+    end.event.offset = chunk_size_;
+  }
+  for (FastWalker::Record& record : records_) {
+    Event& event = record.event;
+    event.offset += chunk_base_;
+    if (event.kind == EventKind::kBlock) {
+      ++fast_blocks_;
+      output_->AddBlock(event);
+    } else {
+      output_->Add(event);
+    }
+  }
+  records_.clear();
+}
+
 size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
                                        uint64_t file_offset, size_t first,
                                        StreamStats* stats) {
   NullEventSink discard;
-  SegmentOutput output(&discard, libipt_.get(), stats);
+  if (output_) output_->Drain();
+  SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
+                       stats);
   // The fast path takes over only where it can walk the next segment: a
   // segment it gives up on is decoded by this run as a sequential decode
   // would, rather than by a new run starting at its PSB.
@@ -168,10 +224,15 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
   job.size = size;
   job.base = file_offset;
   job.start = psbs_[first];
+  if (sink_ != nullptr && first == 0) {
+    // The chunk's start is libipt's: lost data, the first sync.
+    job.start = 0;
+    job.data_lost_before = data_lost_before_;
+  }
   // Events one by one from the start, so that the run stops exactly at the
   // hand-over.
   libipt_->set_prompt_from(0);
-  libipt_->Decode(job, &hand_over, 0, 1);
+  libipt_->Decode(job, &hand_over, stream_, 1);
   output.Finish();
   return hand_over.stopped_at();
 }
@@ -191,9 +252,13 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   const size_t n = psbs_.size();
   fast_stats_.segments += n;
 
+  chunk_size_ = size;
+  chunk_base_ = file_offset;
+  data_lost_before_ = data_lost_before;
   // What comes before the first PSB (all of it without one) is libipt's:
-  // the lost-data gap and the bytes before the first sync point.
-  {
+  // the lost-data gap and the bytes before the first sync point. In event
+  // mode libipt starts the chunk (DecodeWithLibipt from 0).
+  if (sink_ == nullptr || n == 0) {
     NullEventSink discard;
     SegmentOutput output(&discard, libipt_.get(), stats);
     PtDecodeJob job;
@@ -201,8 +266,12 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
     job.size = n > 0 ? psbs_[0] : size;
     job.base = file_offset;
     job.data_lost_before = data_lost_before;
-    libipt_->Decode(job, &output, 0, run_.options.batch_size);
+    libipt_->Decode(job, &output, stream_, run_.options.batch_size);
     output.Finish();
+  }
+  if (sink_ != nullptr && n == 0) {
+    stats->bytes_decoded = stats->trace_bytes - stats->bytes_lost;
+    return;
   }
 
   PtTraceBuffer buffer(data, size);
@@ -211,14 +280,14 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   config.end = buffer.end();
   packets_.reset(pt_pkt_alloc_decoder(&config));
 
-  chunk_size_ = size;
-  chunk_base_ = file_offset;
   // Whether the walker stands at psbs_[i] with the flow of the segment
   // before it (else it starts over there).
   bool walking = false;
   for (size_t i = 0; i < n;) {
-    if (const std::optional<uint64_t> count = TryWalk(i, walking)) {
+    if (const std::optional<uint64_t> count =
+            sink_ != nullptr && i == 0 ? std::nullopt : TryWalk(i, walking)) {
       stats->instructions += *count;
+      if (output_) Deliver(i + 1 == n);
       walking = true;
       ++i;
       continue;
@@ -229,6 +298,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
     if (resume < n) {
       // The walker took segment `resume` over (its trial walk).
       stats->instructions += *handed_over_count_;
+      if (output_) Deliver(resume + 1 == n);
       walking = true;
       i = resume + 1;
     } else {
@@ -236,8 +306,14 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
     }
   }
   packets_.reset();
-  // libipt counted blocks for its segments only: a partial count is none.
-  stats->blocks = 0;
+  if (output_) {
+    output_->Drain();
+    stats->blocks += fast_blocks_;
+    fast_blocks_ = 0;
+  } else {
+    // libipt counted blocks for its segments only: a partial count is none.
+    stats->blocks = 0;
+  }
   stats->bytes_decoded = stats->trace_bytes - stats->bytes_lost;
   fast_stats_.blocks_cached = cache_.size();
 }

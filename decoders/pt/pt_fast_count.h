@@ -37,11 +37,24 @@ struct PtFastCountStats {
 };
 
 class PtSegmentDecoder;
+class EventOutput;
 
 // Counts one buffer's chunks, in order. Not thread-safe.
+//
+// With an event sink (the fast decoder: the default engine of every
+// analysis) it also delivers the stream's events, exactly those of libipt's
+// sequential decoder: the walker's blocks and events for the segments it
+// takes, libipt's for the rest. The chunk's start (the bytes before the
+// first PSB and the first sync) is always libipt's, and in event mode the
+// walker also gives up on segments with timing or PIP/VMCS packets, which
+// libipt reports as events with times (pt_fast_walker.h). Event offsets on
+// the walker's segments are those of the packet being followed; they fall
+// in the same span between address-space changes as libipt's (segments
+// with a change are libipt's), which is all the analysis reads from them.
 class PtFastCounter {
  public:
-  PtFastCounter(const PtRunContext& run, size_t buffer_index);
+  PtFastCounter(const PtRunContext& run, size_t buffer_index,
+                EventSink* sink = nullptr, uint32_t stream = 0);
   ~PtFastCounter();
   PtFastCounter(const PtFastCounter&) = delete;
   PtFastCounter& operator=(const PtFastCounter&) = delete;
@@ -68,6 +81,8 @@ class PtFastCounter {
   // `continuing`, else from a restart at its PSB. The count, or nullopt when
   // the segment is libipt's.
   std::optional<uint64_t> TryWalk(size_t i, bool continuing);
+  // Event mode: delivers the records of the last successful walk.
+  void Deliver(bool chunk_end);
 
   struct PacketDecoderDeleter {
     void operator()(pt_packet_decoder* decoder) const {
@@ -88,8 +103,15 @@ class PtFastCounter {
   std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
   uint64_t chunk_size_ = 0;
   uint64_t chunk_base_ = 0;  // file offset of the chunk
+  bool data_lost_before_ = false;
   // The walker's count of the segment where libipt handed over.
   std::optional<uint64_t> handed_over_count_;
+  // Event mode.
+  EventSink* sink_ = nullptr;
+  uint32_t stream_ = 0;
+  std::unique_ptr<EventOutput> output_;
+  std::vector<FastWalker::Record> records_;
+  uint64_t fast_blocks_ = 0;  // blocks delivered from the walker
 };
 
 }  // namespace hwt::pt

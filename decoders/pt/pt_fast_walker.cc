@@ -1,6 +1,7 @@
 // The fast path's flow walker; see pt_fast_walker.h.
 #include "decoders/pt/pt_fast_walker.h"
 
+#include "decoders/pt/pt_events.h"
 #include "decoders/pt/pt_flow.h"
 
 namespace hwt::pt {
@@ -97,9 +98,16 @@ PsbState FastWalker::ReadPsbPlus(pt_packet_decoder* decoder, uint64_t psb) {
         break;
       case ppt_pip:  // the address space (one image per buffer here)
       case ppt_vmcs:
+        state.context = true;
+        break;
+      case ppt_pad:
+        break;
+      case ppt_cbr:
+        state.cbr = packet.payload.cbr.ratio;
         break;
       default:
         if (!IsFlowNeutral(packet.type)) return state;
+        state.timing = true;
         break;
     }
   }
@@ -125,6 +133,7 @@ FastBlock* FastWalker::Settle() {
         (insns += block->ninsn) > kMaxInsnsWithoutTrace) {
       return nullptr;
     }
+    if (records_ != nullptr) EmitBlock(block, block->branch);
     if (block->end == FastBlockEnd::kCall) Push(block->fall);
     block = cache_->Next(block, 0, isa_);
   }
@@ -138,11 +147,21 @@ bool FastWalker::TakeTnt(uint64_t bits, int count) {
     if (block == nullptr) return false;
     if (block->end == FastBlockEnd::kCondJump) {
       count_ += block->ninsn;
+      if (records_ != nullptr) {
+        // A branch to the next instruction goes there either way; libipt's
+        // output calls it not taken (pt_event_output.h).
+        EmitBlock(block,
+                  taken && block->target != block->fall
+                      ? BranchKind::kCondTaken
+                      : BranchKind::kCondNotTaken,
+                  /*cond=*/true);
+      }
       block_ = cache_->Next(block, taken, isa_);
     } else if (block->end == FastBlockEnd::kReturn) {
       // A compressed return: taken, to the last pushed return address.
       if (!taken || return_size_ == 0) return false;
       count_ += block->ninsn;
+      if (records_ != nullptr) EmitBlock(block, BranchKind::kReturn);
       --return_size_;
       block_ = cache_->At(
           returns_[(return_head_ + return_size_) % kReturnDepth], isa_);
@@ -164,6 +183,7 @@ bool FastWalker::TakeTip(uint64_t ip) {
     case FastBlockEnd::kReturn:  // not compressed: nothing is popped
     case FastBlockEnd::kFar:
       count_ += block->ninsn;
+      if (records_ != nullptr) EmitBlock(block, block->branch);
       block_ = cache_->At(ip, isa_);
       return true;
     default:
@@ -184,6 +204,11 @@ bool FastWalker::TakeDisable() {
     case FastBlockEnd::kReturn:
     case FastBlockEnd::kFar:
       count_ += block->ninsn;
+      if (records_ != nullptr) {
+        EmitBlock(block, block->branch);
+        EmitEvent(EventKind::kDisabled, 0, kPtIpSuppressed);
+        resume_ip_ = block->fall;
+      }
       enabled_ = false;
       block_ = nullptr;
       return true;
@@ -204,9 +229,13 @@ bool FastWalker::WalkTo(uint64_t ip) {
   FastBlock* block = block_;
   uint64_t blocks = 0;
   for (;;) {
+    uint64_t previous = 0;
     if (const std::optional<uint32_t> before =
-            cache_->InsnsBefore(*block, ip, isa_)) {
+            cache_->InsnsBefore(*block, ip, isa_, &previous)) {
       count_ += *before;
+      if (records_ != nullptr && *before > 0) {
+        EmitPartial(block, *before, previous, ip);
+      }
       block_ = *before == 0 ? block : cache_->At(ip, isa_);
       return true;
     }
@@ -216,15 +245,56 @@ bool FastWalker::WalkTo(uint64_t ip) {
       return false;
     }
     count_ += block->ninsn;
+    if (records_ != nullptr) EmitBlock(block, block->branch);
     if (block->end == FastBlockEnd::kCall) Push(block->fall);
     block = cache_->Next(block, 0, isa_);
   }
+}
+
+void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch,
+                           bool cond) {
+  if (block->region == 0) failed_ = true;
+  Record& record = records_->emplace_back();
+  record.cond = cond;
+  Event& event = record.event;
+  event.kind = EventKind::kBlock;
+  event.branch = branch;
+  event.isa = isa_;
+  event.ninsn = block->ninsn;
+  event.ip = block->start;
+  event.last_ip = block->last;
+  event.next_ip = block->fall;
+  event.offset = packet_offset_;
+  event.region = block->region;
+}
+
+void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
+                             uint64_t last, uint64_t next) {
+  EmitBlock(block, BranchKind::kNone);
+  Event& event = records_->back().event;
+  event.ninsn = ninsn;
+  event.last_ip = last;
+  event.next_ip = next;
+}
+
+void FastWalker::EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
+                           uint64_t next_ip) {
+  Record& record = records_->emplace_back();
+  Event& event = record.event;
+  event.kind = kind;
+  event.ip = ip;
+  event.code = code;
+  event.next_ip = next_ip;
+  event.offset = packet_offset_;
 }
 
 std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
                                          const PsbState& psb, uint64_t end,
                                          const PsbState* next) {
   count_ = 0;
+  failed_ = false;
+  pending_exec_.reset();
+  resume_ip_.reset();
   last_ip_.last = psb.enabled ? psb.ip : 0;
   if (pt_pkt_sync_set(decoder, psb.end) < 0) return std::nullopt;
   uint64_t offset = psb.end;
@@ -237,6 +307,7 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
   uint64_t fup_ip = 0;
   pt_packet packet;
   while (offset < end) {
+    packet_offset_ = offset;
     if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return std::nullopt;
     pt_pkt_get_offset(decoder, &offset);
     bool ok = true;
@@ -258,6 +329,9 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         ok = enabled_ && last_ip_.Update(packet.payload.ip, &ip);
         if (ok && fup) {
           ok = WalkToAsync(fup_ip);
+          if (records_ != nullptr) {
+            EmitEvent(EventKind::kException, fup_ip, 0, ip);
+          }
           block_ = cache_->At(ip, isa_);
           fup = false;
         } else if (ok) {
@@ -269,6 +343,16 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
         if (ok) {
           enabled_ = true;
           block_ = cache_->At(ip, isa_);
+          if (records_ != nullptr) {
+            // libipt: resumed where the flow stood when tracing stopped.
+            EmitEvent(EventKind::kEnabled, ip,
+                      resume_ip_ == ip ? kPtResumed : 0);
+            if (pending_exec_) {
+              EmitEvent(EventKind::kExecMode, ip, 0);
+              records_->back().event.isa = *pending_exec_;
+              pending_exec_.reset();
+            }
+          }
         }
         break;
       case ppt_tip_pgd:
@@ -282,6 +366,11 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
           if (skd022_ && cache_->IsVmEntry(fup_ip)) return std::nullopt;
           // Asynchronous: tracing stopped at the FUP's instruction.
           ok = WalkToAsync(fup_ip);
+          if (records_ != nullptr) {
+            EmitEvent(EventKind::kDisabled, fup_ip,
+                      kPtIpSuppressed | kPtAsync | kDisabledInterrupted);
+            resume_ip_ = fup_ip;
+          }
           enabled_ = false;
           block_ = nullptr;
           fup = false;
@@ -295,13 +384,16 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
           const std::optional<Isa> isa = ExecIsa(packet.payload.mode.bits.exec);
           ok = isa.has_value();
           if (ok) isa_ = *isa;
+          if (ok) pending_exec_ = isa;
         } else {
           ok = false;
         }
         break;
       default:
-        // OVF, PIP, TSX, PTW, power events, PSB, ... are libipt's.
-        ok = IsFlowNeutral(packet.type);
+        // OVF, PIP, TSX, PTW, power events, PSB, ... are libipt's, and in
+        // event mode timing packets too (libipt reports CBR and time).
+        ok = packet.type == ppt_pad ||
+             (records_ == nullptr && IsFlowNeutral(packet.type));
         break;
     }
     // A FUP binds to the TIP or TIP.PGD right after it (timing packets may
@@ -315,19 +407,36 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
             packet.type == ppt_tip || packet.type == ppt_tip_pge ||
             packet.type == ppt_tip_pgd;
   }
-  if (!flow || fup) return std::nullopt;
+  if (!flow || fup || failed_) return std::nullopt;
   if (offset != end) return std::nullopt;  // a packet ran across the PSB
   // At the end of the chunk libipt stops with the last packet: the
   // instructions after it are not known to have run (pts_eos).
   if (next == nullptr) return count_;
-  if (!next->usable || next->enabled != enabled_) return std::nullopt;
-  if (enabled_) {
-    if (next->has_isa && next->isa != isa_) return std::nullopt;
-    if (!WalkTo(next->ip)) return std::nullopt;
-  } else if (next->has_isa) {
-    isa_ = next->isa;
-  }
+  if (!EnterNext(*next, end)) return std::nullopt;
   return count_;
+}
+
+bool FastWalker::EnterNext(const PsbState& next, uint64_t end) {
+  if (!next.usable || next.enabled != enabled_) return false;
+  // A libipt run that starts at a PSB without a FUP leaves out the enable
+  // that follows (its resumed flag depends on the trace before the PSB,
+  // pt_seam.h): in event mode the walker hands over only where tracing is on.
+  if (records_ != nullptr && !next.enabled) return false;
+  if (records_ != nullptr && next.cbr) {
+    // libipt reports the PSB+'s status when it reads the PSB, after the
+    // block that took the last packet before it (pt_seam.h).
+    packet_offset_ = end;
+    EmitEvent(EventKind::kCoreBusRatio, 0, kPtStatusUpdate);
+    records_->back().event.value = *next.cbr;
+  }
+  if (enabled_) {
+    if (next.has_isa && next.isa != isa_) return false;
+    packet_offset_ = end;
+    if (!WalkTo(next.ip) || failed_) return false;
+  } else if (next.has_isa) {
+    isa_ = next.isa;
+  }
+  return true;
 }
 
 }  // namespace hwt::pt

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "decoders/event.h"
 #include "decoders/pt/pt_block_cache.h"
@@ -36,6 +37,13 @@ struct PsbState {
   Isa isa = Isa::kX86_64;
   bool has_isa = false;  // it has a MODE.Exec
   uint64_t end = 0;      // offset after the PSBEND (chunk-relative)
+  // It has timing packets (TSC, TMA, CBR, MTC, CYC) or PIP/VMCS: libipt
+  // reports them as events, which the walker's event mode does not make.
+  bool timing = false;
+  bool context = false;
+  // Its CBR (core:bus ratio), which libipt reports as a status event after
+  // the last block before the PSB.
+  std::optional<uint8_t> cbr;
 };
 
 // The last IP that compressed IP packets update.
@@ -48,6 +56,21 @@ struct LastIp {
 class FastWalker {
  public:
   explicit FastWalker(FastBlockCache* cache) : cache_(cache) {}
+
+  // One event of a walk; `cond`: a block that ends in a conditional branch
+  // (its outcome is in event.branch).
+  struct Record {
+    Event event;
+    bool cond = false;
+  };
+  // Event mode (records != null): Walk() also appends the blocks and events
+  // that libipt's decoder reports for the segment, with chunk-relative
+  // offsets, and gives up on what it cannot report as libipt does (timing
+  // packets, blocks that run into another region).
+  void set_records(std::vector<Record>* records) { records_ = records; }
+
+  // Whether tracing is on where the last Walk() ended.
+  bool enabled() const { return enabled_; }
 
   // What the trace's configuration lets the walker follow. With IP filter
   // ranges a TIP.PGD may also come from a direct branch leaving a range
@@ -79,11 +102,21 @@ class FastWalker {
   bool TakeTnt(uint64_t bits, int count);
   bool TakeTip(uint64_t ip);
   bool TakeDisable();
+  // Walks from the end of a segment at `end` to the flow position of the
+  // next PSB; false when the walker cannot go on there.
+  bool EnterNext(const PsbState& next, uint64_t end);
   // Walks to `ip` without trace (the flow position of a PSB).
   bool WalkTo(uint64_t ip);
   // Walks to the `ip` of an asynchronous event (a FUP); false also when the
   // instruction there is a branch.
   bool WalkToAsync(uint64_t ip);
+  void EmitBlock(const FastBlock* block, BranchKind branch, bool cond = false);
+  // The first `ninsn` instructions of `block`, the last at `last`; the flow
+  // stops before `next` (an event or a PSB binds there).
+  void EmitPartial(const FastBlock* block, uint32_t ninsn, uint64_t last,
+                   uint64_t next);
+  void EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
+                 uint64_t next_ip = 0);
   void Push(uint64_t ip) {
     returns_[(return_head_ + return_size_) % kReturnDepth] = ip;
     if (return_size_ < kReturnDepth) {
@@ -102,6 +135,12 @@ class FastWalker {
   Isa isa_ = Isa::kX86_64;
   FastBlock* block_ = nullptr;  // where the flow is (enabled_)
   uint64_t count_ = 0;          // instructions of the current Walk()
+  std::vector<Record>* records_ = nullptr;
+  uint64_t packet_offset_ = 0;         // of the packet being followed
+  bool failed_ = false;                // event mode: something libipt reports
+                                       // differently
+  std::optional<Isa> pending_exec_;    // MODE.exec before a TIP.PGE
+  std::optional<uint64_t> resume_ip_;  // where the flow stood at a disable
   LastIp last_ip_;
   std::array<uint64_t, kReturnDepth> returns_{};
   size_t return_head_ = 0;

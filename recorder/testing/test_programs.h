@@ -9,6 +9,7 @@
 
 #include "base/testing/test_env.h"
 #include "recorder/execution.h"
+#include "recorder/valgrind_trace.h"
 
 #ifndef HWT_TEST_PROGRAMS_DIR
 #error "HWT_TEST_PROGRAMS_DIR must point at the built testdata/programs"
@@ -41,6 +42,12 @@ class CollectingSink : public ExecutionSink {
   void OnInstructions(absl::Span<const uint64_t> ips) override {
     ips_.insert(ips_.end(), ips.begin(), ips.end());
   }
+  void OnInstructionsWithLengths(absl::Span<const uint64_t> ips,
+                                 absl::Span<const uint8_t> lengths) override {
+    lengths_.resize(ips_.size());
+    OnInstructions(ips);
+    lengths_.insert(lengths_.end(), lengths.begin(), lengths.end());
+  }
   void OnExit(int status) override {
     exit_status_ = status;
     exited_ = true;
@@ -51,6 +58,8 @@ class CollectingSink : public ExecutionSink {
   // How many instructions preceded each event.
   const std::vector<size_t>& events_at() const { return events_at_; }
   const std::vector<uint64_t>& ips() const { return ips_; }
+  // The recorder's own lengths (empty when it gave none).
+  const std::vector<uint8_t>& lengths() const { return lengths_; }
   int exit_status() const { return exit_status_; }
   bool exited() const { return exited_; }
 
@@ -59,17 +68,27 @@ class CollectingSink : public ExecutionSink {
   std::vector<MappingEvent> events_;
   std::vector<size_t> events_at_;
   std::vector<uint64_t> ips_;
+  std::vector<uint8_t> lengths_;
   int exit_status_ = 0;
   bool exited_ = false;
 };
 
+// valgrind and the project's valgrind tool (built with the project when
+// valgrind's SDK is installed).
 inline bool ValgrindAvailable() {
   auto result = hwt::testing::RunCommand({"valgrind", "--version"}, 30);
-  return result.exit_code == 0;
+  return result.exit_code == 0 && FindValgrindToolDir().ok();
 }
 
-// Skips the test when valgrind is not installed (fails in CI).
-#define HWT_REQUIRE_VALGRIND() HWT_REQUIRE_TOOL("valgrind")
+// Skips the test when valgrind or the hwttrace tool is missing (fails in
+// CI: both come with the build dependencies).
+#define HWT_REQUIRE_VALGRIND()                                          \
+  HWT_REQUIRE_TOOL("valgrind");                                         \
+  if (!::hwt::recorder::FindValgrindToolDir().ok()) {                   \
+    HWT_SKIP_OUTSIDE_CI(                                                \
+        "the valgrind tool hwttrace is not built (valgrind's tool SDK " \
+        "was missing when the build was configured)");                  \
+  }
 
 }  // namespace hwt::recorder::testing
 

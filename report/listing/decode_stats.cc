@@ -113,6 +113,25 @@ std::string DecodeErrorMessage(const StreamStats& total) {
       ": see hwt-decode --stats");
 }
 
+bool DecodeFailed(const std::vector<StreamStats>& streams) {
+  return !DecodeFailureMessage(streams).empty();
+}
+
+std::string DecodeFailureMessage(const std::vector<StreamStats>& streams) {
+  const StreamStats total = TotalStats(streams);
+  if (total.errors != 0) return DecodeErrorMessage(total);
+  std::string out;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const StreamStats& s = streams[i];
+    if (s.trace_bytes == 0 || s.bytes_decoded != 0) continue;
+    absl::StrAppend(&out, out.empty() ? "" : "; ", "stream ", i,
+                    ": none of its ", Thousands(s.trace_bytes),
+                    s.trace_bytes == 1 ? " trace byte" : " trace bytes",
+                    " could be decoded (no sync point)");
+  }
+  return out;
+}
+
 std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
   const capture::Manifest& m = summary.capture->manifest();
   Json streams = Json::array();

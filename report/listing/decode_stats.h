@@ -29,6 +29,16 @@ std::string FormatDecodeStatsText(const DecodeSummary& summary);
 std::string DecodeErrorMessage(const StreamStats& total);
 std::string FormatDecodeStatsJson(const DecodeSummary& summary);
 
+// Whether a decode failed, for exit statuses and batch rows: it had decode
+// errors, or a stream had trace of which no byte could be decoded (no sync
+// point at all: every byte lost). Bytes skipped before a stream's first
+// sync point are not a failure when the stream decoded afterwards.
+bool DecodeFailed(const std::vector<StreamStats>& streams);
+// What failed, in one line ("" when nothing did): DecodeErrorMessage, or
+// "stream 0: none of its 4,096 trace bytes could be decoded (no sync
+// point)".
+std::string DecodeFailureMessage(const std::vector<StreamStats>& streams);
+
 }  // namespace hwt::report
 
 #endif  // HWT_REPORT_LISTING_DECODE_STATS_H_

@@ -32,30 +32,33 @@ std::pair<const InstructionStats*, const InstructionStats*> InstructionsIn(
   return {v.data() + (first - v.begin()), v.data() + (last - v.begin())};
 }
 
-uint64_t Executed(const analysis::BlockExpansion& expansion, uint32_t image,
-                  uint64_t start, uint64_t end) {
+}  // namespace
+
+uint64_t InstructionsExecuted(const analysis::BlockExpansion& expansion,
+                              uint32_t image, uint64_t start, uint64_t end) {
   uint64_t sum = 0;
   auto [first, last] = InstructionsIn(expansion, image, start, end);
   for (const InstructionStats* s = first; s != last; ++s) sum += s->count;
   return sum;
 }
 
-class Annotator {
+class FunctionAnnotator::Impl {
  public:
-  Annotator(symbolizer::Symbolizer& symbolizer,
-            const analysis::Profile& profile,
-            const analysis::BlockExpansion& expansion, ProfileNames& names)
+  Impl(symbolizer::Symbolizer& symbolizer, const analysis::Profile& profile,
+       const analysis::BlockExpansion& expansion, ProfileNames& names)
       : symbolizer_(symbolizer),
         profile_(profile),
         expansion_(expansion),
         names_(names) {}
 
-  std::string Annotate(const symbolizer::FunctionMatch& match,
-                       uint64_t executed);
+  AnnotatedFunction Annotate(const symbolizer::FunctionMatch& match);
 
  private:
   const Disassembler* DisassemblerFor(const std::string& arch, bool thumb);
   std::string TargetName(uint32_t image, uint64_t target);
+  void AddStats(AnnotatedFunction& out);
+  void AddInstructions(const std::vector<DisassembledInstruction>& insns,
+                       AnnotatedFunction& out);
 
   symbolizer::Symbolizer& symbolizer_;
   const analysis::Profile& profile_;
@@ -65,8 +68,8 @@ class Annotator {
       disassemblers_;
 };
 
-const Disassembler* Annotator::DisassemblerFor(const std::string& arch,
-                                               bool thumb) {
+const Disassembler* FunctionAnnotator::Impl::DisassemblerFor(
+    const std::string& arch, bool thumb) {
   auto key = std::make_pair(arch, thumb);
   auto it = disassemblers_.find(key);
   if (it == disassemblers_.end()) {
@@ -78,7 +81,8 @@ const Disassembler* Annotator::DisassemblerFor(const std::string& arch,
   return it->second.get();
 }
 
-std::string Annotator::TargetName(uint32_t image, uint64_t target) {
+std::string FunctionAnnotator::Impl::TargetName(uint32_t image,
+                                                uint64_t target) {
   const symbolizer::FunctionSymbol* fn = symbolizer_.FunctionFor(image, target);
   if (fn == nullptr) return "";
   return target == fn->start
@@ -86,62 +90,33 @@ std::string Annotator::TargetName(uint32_t image, uint64_t target) {
              : absl::StrFormat("<%s+0x%x>", fn->name, target - fn->start);
 }
 
-std::string Annotator::Annotate(const symbolizer::FunctionMatch& match,
-                                uint64_t executed) {
-  const symbolizer::FunctionSymbol& fn = *match.symbol;
-  const uint32_t image = match.image_id;
-  const uint64_t end = fn.start + fn.size;
-  std::string out;
-  absl::StrAppendFormat(&out, "%s (%s) 0x%x-0x%x, %d bytes\n", fn.name,
-                        names_.ImageName(image), fn.start, end, fn.size);
-  const analysis::FrameKey key{analysis::FrameKind::kFunction, image, fn.start};
+// Calls, self and total from the profile's function table.
+void FunctionAnnotator::Impl::AddStats(AnnotatedFunction& out) {
+  const analysis::FrameKey key{analysis::FrameKind::kFunction, out.image_id,
+                               out.start};
   auto stats = std::lower_bound(
       profile_.functions.begin(), profile_.functions.end(), key,
       [](const analysis::FunctionStats& f, const analysis::FrameKey& k) {
         return f.frame < k;
       });
-  const uint64_t all = profile_.stats.instructions;
-  absl::StrAppendFormat(&out, "  %s instructions executed here (%s of %s)",
-                        Thousands(executed), Percent(executed, all),
-                        Thousands(all));
+  out.all_instructions = profile_.stats.instructions;
   if (stats != profile_.functions.end() && stats->frame == key) {
-    absl::StrAppendFormat(
-        &out, "; entered by %s %s; self %s, total %s", Thousands(stats->calls),
-        stats->calls == 1 ? "call" : "calls", Thousands(stats->self_insns),
-        Thousands(stats->total_insns));
+    out.has_stats = true;
+    out.calls = stats->calls;
+    out.self = stats->self_insns;
+    out.total = stats->total_insns;
   }
-  out += "\n";
+}
 
-  const symbolizer::ImageInfo* info = symbolizer_.GetImageInfo(image);
-  auto code = symbolizer_.ReadCode(image, fn.start, fn.size);
-  if (!code.ok()) {
-    absl::StrAppend(&out, "  (no code to show: ", code.status().message(),
-                    ")\n");
-    return out;
-  }
-  const Disassembler* disassembler =
-      info == nullptr ? nullptr : DisassemblerFor(info->arch, fn.thumb);
-  if (disassembler == nullptr) {
-    absl::StrAppend(&out, "  (no disassembler for architecture '",
-                    info == nullptr ? "?" : info->arch, "')\n");
-    return out;
-  }
-  const std::vector<DisassembledInstruction> insns =
-      disassembler->Disassemble(*code, fn.start);
+void FunctionAnnotator::Impl::AddInstructions(
+    const std::vector<DisassembledInstruction>& insns, AnnotatedFunction& out) {
+  const uint32_t image = out.image_id;
   std::vector<CodeAddress> addresses;
   for (const auto& insn : insns) addresses.push_back({image, insn.vaddr});
   names_.PrefetchInlineFrames(addresses);
-
-  // Rows first, to size the columns.
-  struct Row {
-    std::string source;  // a source line header before the instruction
-    std::string count, share, address, text, note;
-  };
-  std::vector<Row> rows;
   std::string last_source;
-  size_t text_width = 0;
   for (const DisassembledInstruction& insn : insns) {
-    Row row;
+    AnnotatedInstruction row;
     std::string source = names_.SourceLine(image, insn.vaddr);
     const std::vector<uint32_t>& inl = names_.InlineFrames(image, insn.vaddr);
     if (!source.empty() && !inl.empty()) {
@@ -151,10 +126,8 @@ std::string Annotator::Annotate(const symbolizer::FunctionMatch& match,
     if (source != last_source && !source.empty()) row.source = source;
     last_source = source;
     const InstructionStats* s = expansion_.Find(image, insn.vaddr);
-    const uint64_t count = s != nullptr ? s->count : 0;
-    row.count = count != 0 ? Thousands(count) : ".";
-    row.share = count != 0 ? Percent(count, executed, 1) : "";
-    row.address = absl::StrFormat("%x:", insn.vaddr);
+    row.address = insn.vaddr;
+    row.count = s != nullptr ? s->count : 0;
     row.text = insn.text;
     if (insn.target) {
       const std::string target = TargetName(image, *insn.target);
@@ -162,13 +135,94 @@ std::string Annotator::Annotate(const symbolizer::FunctionMatch& match,
     }
     if (s != nullptr && (s->conditional || insn.conditional) &&
         (s->taken != 0 || s->not_taken != 0)) {
-      row.note = absl::StrFormat("taken %s, not taken %s (%s taken)",
-                                 Thousands(s->taken), Thousands(s->not_taken),
-                                 Percent(s->taken, s->taken + s->not_taken, 1));
-    } else if (insn.conditional && count == 0) {
+      row.branch_counts = true;
+      row.taken = s->taken;
+      row.not_taken = s->not_taken;
+    } else if (insn.conditional && row.count == 0) {
+      row.never_reached = true;
+    }
+    out.instructions.push_back(std::move(row));
+  }
+}
+
+AnnotatedFunction FunctionAnnotator::Impl::Annotate(
+    const symbolizer::FunctionMatch& match) {
+  const symbolizer::FunctionSymbol& fn = *match.symbol;
+  AnnotatedFunction out;
+  out.name = fn.name;
+  out.image_id = match.image_id;
+  out.image = names_.ImageName(match.image_id);
+  out.start = fn.start;
+  out.end = fn.start + fn.size;
+  out.executed =
+      InstructionsExecuted(expansion_, match.image_id, out.start, out.end);
+  AddStats(out);
+  const symbolizer::ImageInfo* info = symbolizer_.GetImageInfo(out.image_id);
+  auto code = symbolizer_.ReadCode(out.image_id, fn.start, fn.size);
+  if (!code.ok()) {
+    out.no_code = absl::StrCat("no code to show: ", code.status().message());
+    return out;
+  }
+  const Disassembler* disassembler =
+      info == nullptr ? nullptr : DisassemblerFor(info->arch, fn.thumb);
+  if (disassembler == nullptr) {
+    out.no_code = absl::StrCat("no disassembler for architecture '",
+                               info == nullptr ? "?" : info->arch, "'");
+    return out;
+  }
+  AddInstructions(disassembler->Disassemble(*code, fn.start), out);
+  return out;
+}
+
+FunctionAnnotator::FunctionAnnotator(symbolizer::Symbolizer& symbolizer,
+                                     const analysis::Profile& profile,
+                                     const analysis::BlockExpansion& expansion,
+                                     ProfileNames& names)
+    : impl_(std::make_unique<Impl>(symbolizer, profile, expansion, names)) {}
+FunctionAnnotator::~FunctionAnnotator() = default;
+
+AnnotatedFunction FunctionAnnotator::Annotate(
+    const symbolizer::FunctionMatch& match) {
+  return impl_->Annotate(match);
+}
+
+std::string RenderAnnotatedFunction(const AnnotatedFunction& f) {
+  std::string out;
+  absl::StrAppendFormat(&out, "%s (%s) 0x%x-0x%x, %d bytes\n", f.name, f.image,
+                        f.start, f.end, f.end - f.start);
+  absl::StrAppendFormat(
+      &out, "  %s instructions executed here (%s of %s)", Thousands(f.executed),
+      Percent(f.executed, f.all_instructions), Thousands(f.all_instructions));
+  if (f.has_stats) {
+    absl::StrAppendFormat(&out, "; entered by %s %s; self %s, total %s",
+                          Thousands(f.calls), f.calls == 1 ? "call" : "calls",
+                          Thousands(f.self), Thousands(f.total));
+  }
+  out += "\n";
+  if (!f.no_code.empty()) {
+    absl::StrAppend(&out, "  (", f.no_code, ")\n");
+    return out;
+  }
+  // Rows first, to size the columns.
+  struct Row {
+    std::string count, share, address, note;
+  };
+  std::vector<Row> rows;
+  size_t text_width = 0;
+  for (const AnnotatedInstruction& insn : f.instructions) {
+    Row row;
+    row.count = insn.count != 0 ? Thousands(insn.count) : ".";
+    row.share = insn.count != 0 ? Percent(insn.count, f.executed, 1) : "";
+    row.address = absl::StrFormat("%x:", insn.address);
+    if (insn.branch_counts) {
+      row.note =
+          absl::StrFormat("taken %s, not taken %s (%s taken)",
+                          Thousands(insn.taken), Thousands(insn.not_taken),
+                          Percent(insn.taken, insn.taken + insn.not_taken, 1));
+    } else if (insn.never_reached) {
       row.note = "never reached";
     }
-    text_width = std::max(text_width, row.text.size());
+    text_width = std::max(text_width, insn.text.size());
     rows.push_back(std::move(row));
   }
   text_width = std::min<size_t>(text_width, 56);
@@ -183,19 +237,19 @@ std::string Annotator::Annotate(const symbolizer::FunctionMatch& match,
                         static_cast<int>(count_width), "count",
                         static_cast<int>(share_width), "share",
                         static_cast<int>(address_width), "addr", "instruction");
-  for (const Row& r : rows) {
-    if (!r.source.empty()) absl::StrAppend(&out, indent, r.source, "\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const AnnotatedInstruction& insn = f.instructions[i];
+    if (!insn.source.empty()) absl::StrAppend(&out, indent, insn.source, "\n");
     std::string line = absl::StrFormat(
         "  %*s  %*s  %*s  %-*s  %s", static_cast<int>(count_width), r.count,
         static_cast<int>(share_width), r.share, static_cast<int>(address_width),
-        r.address, static_cast<int>(text_width), r.text, r.note);
+        r.address, static_cast<int>(text_width), insn.text, r.note);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     absl::StrAppend(&out, line, "\n");
   }
   return out;
 }
-
-}  // namespace
 
 absl::StatusOr<std::string> AnnotateFunctions(
     const std::string& pattern, symbolizer::Symbolizer& symbolizer,
@@ -219,20 +273,21 @@ absl::StatusOr<std::string> AnnotateFunctions(
   };
   std::vector<Ranked> ranked;
   for (const symbolizer::FunctionMatch& m : matches) {
-    ranked.push_back({m, Executed(expansion, m.image_id, m.symbol->start,
-                                  m.symbol->start + m.symbol->size)});
+    ranked.push_back(
+        {m, InstructionsExecuted(expansion, m.image_id, m.symbol->start,
+                                 m.symbol->start + m.symbol->size)});
   }
   std::stable_sort(
       ranked.begin(), ranked.end(),
       [](const Ranked& a, const Ranked& b) { return a.executed > b.executed; });
-  Annotator annotator(symbolizer, profile, expansion, names);
+  FunctionAnnotator annotator(symbolizer, profile, expansion, names);
   std::string out;
   const size_t shown = options.max_functions == 0
                            ? ranked.size()
                            : std::min(ranked.size(), options.max_functions);
   for (size_t i = 0; i < shown; ++i) {
     if (i != 0) out += "\n";
-    out += annotator.Annotate(ranked[i].match, ranked[i].executed);
+    out += RenderAnnotatedFunction(annotator.Annotate(ranked[i].match));
   }
   if (shown < ranked.size()) {
     absl::StrAppendFormat(&out, "\n%d more functions match '%s':",

@@ -102,8 +102,18 @@ std::string FrameColor(const NamedFrame& frame) {
   return Hsl(p.hue + a * p.spread, sat, light);
 }
 
+std::string DiffColor(int64_t delta, int64_t max) {
+  if (delta == 0 || max <= 0) return "rgb(255,255,255)";
+  const double strength =
+      std::min(1.0, static_cast<double>(delta > 0 ? delta : -delta) / max);
+  const int fade = static_cast<int>(std::lround(210 * (1.0 - strength)));
+  return delta > 0 ? absl::StrFormat("rgb(255,%d,%d)", fade, fade)
+                   : absl::StrFormat("rgb(%d,%d,255)", fade, fade);
+}
+
 std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
                            const FlameOptions& options) {
+  const bool diff = options.node_delta.size() == tree.nodes.size();
   const int fh = options.frame_height;
   const int fs = options.font_size;
   const double xpad = 10;
@@ -146,6 +156,15 @@ std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
     }
   }
 
+  int64_t max_delta = 0;
+  if (diff) {
+    for (const Drawn& d : drawn) {
+      if (d.node == 0) continue;
+      const int64_t v = options.node_delta[d.node];
+      max_delta = std::max(max_delta, v < 0 ? -v : v);
+    }
+    categories.clear();  // the legend is growth and shrinkage instead
+  }
   const double title_h = fs * 5.0;  // title, subtitle, buttons, legend
   const double bottom_h = fs * 2.0 + 10 + (options.notes.empty() ? 0 : fs + 6);
   const double height = title_h + (max_depth + 1) * fh + bottom_h;
@@ -216,6 +235,17 @@ std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
     }
     absl::StrAppend(&out, "</g>\n");
   }
+  if (diff) {
+    absl::StrAppendFormat(
+        &out,
+        "<g class=\"legend\"><rect x=\"%.0f\" y=\"%.0f\" width=\"10\" "
+        "height=\"10\" rx=\"2\" fill=\"rgb(255,0,0)\"/><text x=\"%.0f\" "
+        "y=\"%.0f\">grew</text><rect x=\"%.0f\" y=\"%.0f\" width=\"10\" "
+        "height=\"10\" rx=\"2\" fill=\"rgb(0,0,255)\"/><text x=\"%.0f\" "
+        "y=\"%.0f\">shrank</text></g>\n",
+        xpad, fs * 4 - 7.0, xpad + 14, fs * 4 + 2.0, xpad + 64, fs * 4 - 7.0,
+        xpad + 78, fs * 4 + 2.0);
+  }
 
   absl::StrAppend(&out, "<g id=\"frames\">\n");
   const double graph_top = title_h;
@@ -246,9 +276,23 @@ std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
                                        : Thousands(cut[d.node]) + " stacks",
                       " cut here by trace gaps");
     }
+    if (diff) {
+      const int64_t delta = options.node_delta[d.node];
+      absl::StrAppendFormat(
+          &title, ", %s%s %s, %+.2f%%",
+          delta > 0   ? "+"
+          : delta < 0 ? "-"
+                      : "",
+          Thousands(static_cast<uint64_t>(std::llround(
+              (delta < 0 ? -static_cast<double>(delta) : delta) * scale))),
+          options.count_name, 100.0 * static_cast<double>(delta) / total);
+    }
     title += ")";
     const std::string fill =
-        d.node == 0 ? std::string("rgb(190,190,196)") : FrameColor(f);
+        diff          ? (d.node == 0 ? std::string("rgb(255,255,255)")
+                                     : DiffColor(options.node_delta[d.node], max_delta))
+        : d.node == 0 ? std::string("rgb(190,190,196)")
+                      : FrameColor(f);
     absl::StrAppendFormat(
         &out,
         "<g class=\"f%s\" data-s=\"%d\" data-v=\"%d\" data-d=\"%d\">"

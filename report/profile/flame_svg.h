@@ -11,7 +11,9 @@
 #ifndef HWT_REPORT_PROFILE_FLAME_SVG_H_
 #define HWT_REPORT_PROFILE_FLAME_SVG_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "report/profile/symbolized_profile.h"
 
@@ -30,6 +32,11 @@ struct FlameOptions {
   int font_size = 12;
   // A line under the graph (e.g. "3 decode gaps cut stacks: ...").
   std::string notes;
+  // A differential flame graph (hwt-report --diff): per node of the tree,
+  // how much its weight changed from the base profile. Given, frames are
+  // coloured by it as FlameGraph's difffolded does (red grew, blue shrank,
+  // the deeper the more, white unchanged) and tooltips show it.
+  std::vector<int64_t> node_delta;
 };
 
 // Renders `tree` (frames named in `frames`); the root is drawn as "all".
@@ -41,6 +48,11 @@ std::string RenderFlameSvg(const NamedTree& tree, const FrameTable& frames,
 // Colour of a frame (an "rgb(r,g,b)" string): the hue from its category,
 // the shade from a hash of its name, lighter for inline frames.
 std::string FrameColor(const NamedFrame& frame);
+
+// Colour of a change in a differential flame graph, `max` the largest
+// change in either direction: red for growth, blue for shrinkage, from
+// white (no change) to full colour (the largest).
+std::string DiffColor(int64_t delta, int64_t max);
 
 }  // namespace hwt::report
 

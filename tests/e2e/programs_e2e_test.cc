@@ -1,6 +1,9 @@
 // End to end over every program of testdata/programs (static and dynamic;
 // threads is left out: the ptrace recorder refuses threads): each is run
-// once under the ptrace recorder and written as a PT capture bundle by
+// once under the ptrace recorder, and the programs other than cpuid_probe
+// once more under the valgrind recorder (its own instruction addresses and
+// lengths: VEX's, and its own mapping events: where valgrind loaded ld.so and
+// the libraries), and written as a PT capture bundle by
 // RecordCapture, then decoded (CreateDecoder + InsnWalker) and profiled
 // (ProfileCapture + Symbolizer + report/profile/folded.h) the way the tools do.
 // The decoded instruction sequence must equal the recorded one exactly, and the
@@ -24,6 +27,7 @@
 #include "decoders/event.h"
 #include "gtest/gtest.h"
 #include "recorder/ground_truth.h"
+#include "recorder/testing/test_programs.h"
 #include "tests/e2e/testing/e2e_pipeline.h"
 
 namespace hwt::e2e {
@@ -35,6 +39,7 @@ struct ProgramCase {
   // record (right after its TIP.PGD), where libipt reads ahead into the
   // PSB+ before it returns the old program's last blocks.
   bool execs = false;
+  recorder::RecorderKind recorder = recorder::RecorderKind::kPtrace;
 };
 
 std::string CaseName(const ProgramCase& c) {
@@ -45,6 +50,7 @@ std::string CaseName(const ProgramCase& c) {
       });
   std::replace_if(
       name.begin(), name.end(), [](char ch) { return !isalnum(ch); }, '_');
+  if (c.recorder == recorder::RecorderKind::kValgrind) name += "_valgrind";
   return name;
 }
 
@@ -72,6 +78,15 @@ std::vector<ProgramCase> Cases() {
       }
       cases.push_back({argv, argv[0].rfind("execs", 0) == 0});
     }
+  }
+  // The same programs under valgrind (cpuid_probe's leaves differ there:
+  // recorder/cross_check_test.cc compares the recorders on it).
+  const size_t ptrace_cases = cases.size();
+  for (size_t i = 0; i < ptrace_cases; ++i) {
+    if (cases[i].argv[0].rfind("cpuid_probe", 0) == 0) continue;
+    ProgramCase c = cases[i];
+    c.recorder = recorder::RecorderKind::kValgrind;
+    cases.push_back(c);
   }
   return cases;
 }
@@ -229,7 +244,10 @@ class ProgramE2eTest : public ::testing::TestWithParam<ProgramCase> {
 TEST_P(ProgramE2eTest, DecodeAndProfileReproduceTheRecording) {
   std::vector<std::string> argv = GetParam().argv;
   argv[0] = TestProgram(argv[0]);
-  auto program = RecordedProgram::Record(argv);
+  if (GetParam().recorder == recorder::RecorderKind::kValgrind) {
+    HWT_REQUIRE_VALGRIND();
+  }
+  auto program = RecordedProgram::Record(argv, GetParam().recorder);
   ASSERT_TRUE(program.ok()) << program.status();
   const RecordedProgram& p = **program;
   const std::vector<uint64_t>& recorded = p.log().instructions();

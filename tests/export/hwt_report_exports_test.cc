@@ -23,9 +23,7 @@ using testing::ToolPath;
 
 std::string Capture() { return SourceDir() + "/testdata/decode/counted.hwt"; }
 
-bool Exists(const std::string& path) {
-  return std::filesystem::exists(path);
-}
+bool Exists(const std::string& path) { return std::filesystem::exists(path); }
 
 std::string ReadOrEmpty(const std::string& path) {
   auto text = ReadFileToString(path);

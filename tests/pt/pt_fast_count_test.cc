@@ -7,6 +7,8 @@
 // that always gave up could not pass.
 #include "decoders/pt/pt_fast_count.h"
 
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,55 @@ PtFastCountStats ExpectFastCountEqualsDecode(
   return counts;
 }
 
+// Decodes with the fast engine and with libipt; the events must be the same
+// in every field but the trace offset (see pt_fast_count.h), and so must
+// the statistics (blocks included). Returns the fast path's figures.
+PtFastCountStats ExpectFastEventsEqualDecode(
+    const capture::Capture& capture,
+    const capture::AddressSpaceTimeline& timeline) {
+  PtDecoderOptions libipt_options;
+  auto libipt = PtDecoder::Create(capture, timeline, libipt_options);
+  EXPECT_TRUE(libipt.ok()) << libipt.status();
+  PtDecoderOptions fast_options;
+  fast_options.fast = true;
+  auto fast = PtDecoder::Create(capture, timeline, fast_options);
+  EXPECT_TRUE(fast.ok()) << fast.status();
+  if (!libipt.ok() || !fast.ok()) return {};
+  testing::CollectingSink expected_events, actual_events;
+  EXPECT_TRUE((*libipt)->Decode(expected_events).ok());
+  EXPECT_TRUE((*fast)->Decode(actual_events).ok());
+  for (size_t s = 0; s < (*libipt)->streams().size(); ++s) {
+    SCOPED_TRACE(absl::StrFormat("stream %u", s));
+    const std::vector<Event> expected = expected_events.Events(s);
+    const std::vector<Event> actual = actual_events.Events(s);
+    EXPECT_EQ(actual_events.ends(s), 1);
+    size_t i = 0;
+    for (; i < expected.size() && i < actual.size(); ++i) {
+      Event a = actual[i];
+      a.offset = expected[i].offset;
+      if (std::memcmp(&a, &expected[i], sizeof(Event)) != 0) {
+        ADD_FAILURE() << "event " << i << " of " << expected.size()
+                      << ": expected " << DescribeEvent(expected[i]) << " code "
+                      << expected[i].code << " time " << expected[i].time
+                      << " region " << expected[i].region << ", got "
+                      << DescribeEvent(actual[i]) << " code " << actual[i].code
+                      << " region " << actual[i].region
+                      << (i > 0 ? ", after " + DescribeEvent(expected[i - 1])
+                                : std::string());
+        break;
+      }
+    }
+    if (i == expected.size() || i == actual.size()) {
+      EXPECT_EQ(actual.size(), expected.size());
+    }
+    ExpectSameStats((*fast)->stats()[s], (*libipt)->stats()[s],
+                    /*blocks=*/true);
+  }
+  const PtFastCountStats& counts = (*fast)->fast_stats();
+  EXPECT_EQ(counts.fast_segments + counts.libipt_segments, counts.segments);
+  return counts;
+}
+
 class FastCountTest : public ::testing::TestWithParam<SyntheticConfig> {};
 
 TEST_P(FastCountTest, SameCountsAsLibipt) {
@@ -81,6 +132,12 @@ TEST_P(FastCountTest, SameCountsAsLibipt) {
   } else {
     EXPECT_GT(counts.libipt_segments, 0u);
   }
+  const PtFastCountStats events =
+      ExpectFastEventsEqualDecode(*synthetic->capture, synthetic->timeline);
+  RecordProperty("fast_event_segments", std::to_string(events.fast_segments));
+  std::printf("events: %llu of %llu segments on the fast path\n",
+              static_cast<unsigned long long>(events.fast_segments),
+              static_cast<unsigned long long>(events.segments));
 }
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, FastCountTest,
@@ -98,6 +155,7 @@ TEST(FastCountTest, CorruptTraceGivesTheSameErrors) {
       ExpectFastCountEqualsDecode(*synthetic->capture, synthetic->timeline);
   EXPECT_GT(counts.libipt_segments, 5u);
   EXPECT_GE(counts.fast_segments, counts.segments * 3 / 4);
+  ExpectFastEventsEqualDecode(*synthetic->capture, synthetic->timeline);
 }
 
 // Several buffers in chunks, with data lost before one of them.
@@ -109,6 +167,7 @@ TEST(FastCountTest, BuffersAndChunks) {
   const PtFastCountStats counts =
       ExpectFastCountEqualsDecode(*test->capture, test->timeline);
   EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10);
+  ExpectFastEventsEqualDecode(*test->capture, test->timeline);
 }
 
 // The demo: a real program recorded with valgrind, with syscalls (TIP.PGD and
@@ -123,6 +182,7 @@ TEST(FastCountTest, DemoCapture) {
   const PtFastCountStats counts =
       ExpectFastCountEqualsDecode(**capture, *timeline);
   EXPECT_GT(counts.fast_segments, 0u);
+  ExpectFastEventsEqualDecode(**capture, *timeline);
 }
 
 }  // namespace
@@ -162,6 +222,7 @@ TEST(FastCountTest, InterruptsAndAsynchronousDisables) {
   PtFastCountStats unused;
   ASSERT_TRUE((*decoder)->CountInstructions(&unused).ok());
   EXPECT_EQ((*decoder)->stats()[0].instructions, 4u + 6u + 3u + 3u);
+  ExpectFastEventsEqualDecode(*test->capture, test->timeline);
 }
 
 }  // namespace

@@ -126,7 +126,8 @@ size_t EditDistance(const std::vector<Range>& a, const std::vector<Range>& b) {
   const long n = static_cast<long>(a.size());
   const long m = static_cast<long>(b.size());
   const long max = n + m;
-  std::vector<long> v(2 * max + 2, 0);
+  // Diagonals k in [-max, max] read k - 1 and k + 1: indices 0 to 2 * max + 2.
+  std::vector<long> v(2 * max + 3, 0);
   const long offset = max + 1;
   for (long d = 0; d <= max; ++d) {
     for (long k = -d; k <= d; k += 2) {

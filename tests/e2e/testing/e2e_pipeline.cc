@@ -57,14 +57,14 @@ absl::StatusOr<Truth> ReadTruth(const std::string& bundle) {
 }
 
 absl::StatusOr<std::unique_ptr<RecordedProgram>> RecordedProgram::Record(
-    const std::vector<std::string>& argv) {
+    const std::vector<std::string>& argv, recorder::RecorderKind kind) {
   std::unique_ptr<RecordedProgram> program(new RecordedProgram());
   program->argv_ = argv;
   HWT_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("hwt-e2e"));
   program->dir_ = std::make_unique<TempDir>(std::move(dir));
   recorder::EmulateOptions options;
   options.argv = argv;
-  options.recorder = recorder::RecorderKind::kPtrace;
+  options.recorder = kind;
   options.cpu = recorder::DefaultEmulatedCpu();
   options.bundle = program->dir_->path() + "/default.hwt";
   options.stdout_path = "/dev/null";
@@ -197,9 +197,13 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
   HWT_ASSIGN_OR_RETURN(capture::AddressSpaceTimeline timeline,
                        capture::BuildAddressSpaceTimeline(*capture));
   // Named as hwt-report names them: the timeline's images in a symbolizer,
-  // frames through ProfileNames.
+  // frames through ProfileNames. The truth has real frames only: no inline
+  // frames, and no line information is needed.
+  symbolizer::SymbolizerOptions symbol_options;
+  symbol_options.inline_frames = false;
+  symbol_options.line_info = false;
   std::unique_ptr<symbolizer::Symbolizer> symbols =
-      symbolizer::Symbolizer::Create(recorder::GroundTruthSymbolOptions());
+      symbolizer::Symbolizer::Create(symbol_options);
   const std::vector<std::string> problems =
       report::RegisterTimelineImages(timeline, *symbols);
   if (!problems.empty()) {

@@ -43,10 +43,11 @@ absl::StatusOr<Truth> ReadTruth(const std::string& bundle);
 // A program recorded once (kept in memory) and encoded as often as needed.
 class RecordedProgram {
  public:
-  // Runs argv with the ptrace recorder (stdout to /dev/null) and writes the
+  // Runs argv with `kind` (stdout to /dev/null) and writes the
   // default-options bundle.
   static absl::StatusOr<std::unique_ptr<RecordedProgram>> Record(
-      const std::vector<std::string>& argv);
+      const std::vector<std::string>& argv,
+      recorder::RecorderKind kind = recorder::RecorderKind::kPtrace);
 
   // The bundle written with default encoder options.
   const std::string& bundle() const { return bundle_; }
@@ -90,8 +91,8 @@ struct Decoded {
 absl::StatusOr<Decoded> DecodeInstructions(
     const std::string& path, const capture::InputOptions& options = {});
 
-// The analysis' view, named by the symbolizer as the ground truth names
-// functions (recorder::GroundTruthSymbolOptions: no inline frames).
+// The analysis' view, named by the symbolizer (no inline frames: the ground
+// truth, which reads symbols with its own reader, has real frames only).
 struct Profiled {
   analysis::Profile profile;
   std::vector<StreamStats> stats;

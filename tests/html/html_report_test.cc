@@ -1,0 +1,232 @@
+// The HTML report's model holds the numbers of the text outputs: written by
+// hwt-report --html from a real capture (the demo, and an SPE trace of known
+// samples), its parts equal what hwt-report prints for the same capture:
+// `--top N --format json`, `--hot --rows N --format json`, `--folded` (the
+// tree, unpruned, gives back the folded stacks byte for byte; pruned, every
+// node left keeps the total the folded lines give its stack), and the SPE
+// report's JSON. The page's own rendering is checked in a browser
+// (tests/js/).
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "base/file_util.h"
+#include "base/testing/test_env.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "report/html/html_page.h"
+
+namespace hwt {
+namespace {
+
+using testing::BinaryDir;
+using testing::RunCommand;
+using testing::SourceDir;
+using testing::ToolPath;
+
+std::string Demo() { return SourceDir() + "/testdata/demo.hwt"; }
+
+nlohmann::json ModelOf(const std::string& page_path) {
+  auto page = ReadFileToString(page_path);
+  EXPECT_TRUE(page.ok()) << page.status();
+  const std::string model = report::html::ExtractModel(page.ok() ? *page : "");
+  EXPECT_FALSE(model.empty());
+  return nlohmann::json::parse(model);
+}
+
+std::string RunOk(const std::vector<std::string>& argv) {
+  auto result = RunCommand(argv, 300);
+  EXPECT_EQ(result.exit_code, 0) << absl::StrJoin(argv, " ") << result.err;
+  return result.out;
+}
+
+// The model tree's stacks ("a;b;c") with their self and total weights.
+struct Stacks {
+  std::map<std::string, uint64_t> self, total;
+};
+Stacks TreeStacks(const nlohmann::json& model) {
+  const nlohmann::json& tree = model["tree"];
+  const nlohmann::json& names = model["frames"]["name"];
+  Stacks out;
+  std::vector<std::string> path;
+  for (size_t i = 1; i < tree["frame"].size(); ++i) {
+    path.resize(tree["depth"][i].get<size_t>() - 1);
+    path.push_back(names[tree["frame"][i].get<size_t>()].get<std::string>());
+    const std::string stack = absl::StrJoin(path, ";");
+    out.self[stack] += tree["self"][i].get<uint64_t>();
+    out.total[stack] += tree["total"][i].get<uint64_t>();
+  }
+  return out;
+}
+
+std::string Folded(const Stacks& stacks) {
+  std::string out;
+  for (const auto& [stack, self] : stacks.self) {
+    if (self != 0) absl::StrAppend(&out, stack, " ", self, "\n");
+  }
+  return out;
+}
+
+class HtmlReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dir = TempDir::Create("html-report-test");
+    ASSERT_TRUE(dir.ok());
+    dir_ = std::make_unique<TempDir>(std::move(*dir));
+  }
+  std::string Path(const std::string& name) {
+    return dir_->path() + "/" + name;
+  }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_F(HtmlReportTest, ProfileModelEqualsTheTextOutputs) {
+  RunOk({ToolPath("hwt-report"), "--html=" + Path("demo.html"), Demo()});
+  const nlohmann::json model = ModelOf(Path("demo.html"));
+  const std::string report = ToolPath("hwt-report");
+  EXPECT_EQ(model["top"],
+            nlohmann::json::parse(
+                RunOk({report, "--top", "500", "--format", "json", Demo()})));
+  EXPECT_EQ(model["hot"],
+            nlohmann::json::parse(RunOk({report, "--hot", "--rows", "50",
+                                         "--format", "json", Demo()})));
+  EXPECT_GT(model["top"]["by_self"].size(), 20u);
+  EXPECT_GT(model["annotations"].size(), 10u);
+
+  // Pruned (the default): what stays has the folded lines' totals.
+  const std::string folded = RunOk({report, "--folded", Demo()});
+  const Stacks pruned = TreeStacks(model);
+  EXPECT_GT(model["tree"]["pruned_nodes"].get<uint64_t>(), 0u);
+  std::map<std::string, uint64_t> line_totals;
+  for (absl::string_view line :
+       absl::StrSplit(folded, '\n', absl::SkipEmpty())) {
+    const size_t space = line.rfind(' ');
+    const uint64_t weight = std::stoull(std::string(line.substr(space + 1)));
+    std::vector<std::string> frames =
+        absl::StrSplit(line.substr(0, space), ';');
+    std::string prefix;
+    for (const std::string& frame : frames) {
+      prefix += (prefix.empty() ? "" : ";") + frame;
+      line_totals[prefix] += weight;
+    }
+  }
+  for (const auto& [stack, total] : pruned.total) {
+    EXPECT_EQ(total, line_totals[stack]) << stack;
+  }
+
+  // Unpruned: the folded stacks themselves.
+  RunOk({ToolPath("hwt-report"), "--min-width", "0",
+         "--html=" + Path("full.html"), Demo()});
+  const nlohmann::json full = ModelOf(Path("full.html"));
+  EXPECT_EQ(full["tree"]["pruned_nodes"], 0);
+  EXPECT_EQ(Folded(TreeStacks(full)), folded);
+}
+
+// --function and --only-image shape the page's tables as they shape the text
+// outputs'.
+TEST_F(HtmlReportTest, FiltersApplyAsToTheTextOutputs) {
+  const std::string report = ToolPath("hwt-report");
+  const std::vector<std::string> filter = {"--function", "^eval_expr$",
+                                           "--only-image", "demo"};
+  std::vector<std::string> argv = {report, "--html=" + Path("f.html")};
+  argv.insert(argv.end(), filter.begin(), filter.end());
+  argv.push_back(Demo());
+  RunOk(argv);
+  const nlohmann::json model = ModelOf(Path("f.html"));
+  auto text = [&](std::vector<std::string> flags) {
+    std::vector<std::string> command = {report};
+    command.insert(command.end(), flags.begin(), flags.end());
+    command.insert(command.end(), filter.begin(), filter.end());
+    command.push_back(Demo());
+    return nlohmann::json::parse(RunOk(command));
+  };
+  const nlohmann::json top = text({"--top", "500", "--format", "json"});
+  EXPECT_EQ(model["top"], top);
+  EXPECT_EQ(model["hot"], text({"--hot", "--rows", "50", "--format", "json"}));
+  // The filter did something: fewer functions than the whole demo.
+  const nlohmann::json whole = ModelOf([&] {
+    RunOk({report, "--html=" + Path("whole.html"), Demo()});
+    return Path("whole.html");
+  }());
+  EXPECT_LT(top["by_self"].size(), whole["top"]["by_self"].size());
+  EXPECT_FALSE(model["profile"]["filters"].empty());
+}
+
+// A page that cannot be written (its path is a directory): exit 3, the
+// reason, and nothing left behind (no temporary file beside it).
+TEST_F(HtmlReportTest, UnwritableOutputExitsThreeAndLeavesNothing) {
+  const std::string out = Path("out");
+  std::filesystem::create_directories(out + "/r.html");
+  auto result = RunCommand(
+      {ToolPath("hwt-report"), "--html=" + out + "/r.html", Demo()}, 300);
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_THAT(result.err, ::testing::HasSubstr("r.html"));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_THAT(left, ::testing::ElementsAre("r.html"));
+  EXPECT_TRUE(std::filesystem::is_directory(out + "/r.html"));
+}
+
+TEST_F(HtmlReportTest, AnnotationsAreTheAnnotateRows) {
+  RunOk({ToolPath("hwt-report"), "--html=" + Path("demo.html"), Demo()});
+  const nlohmann::json model = ModelOf(Path("demo.html"));
+  const nlohmann::json& first = model["annotations"][0];
+  const std::string name = first["name"];
+  const std::string text =
+      RunOk({ToolPath("hwt-report"), "--annotate", name, Demo()});
+  // Every instruction row of --annotate's text is one row of the model,
+  // with the same count and the same disassembly.
+  size_t row = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::vector<std::string> fields =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    size_t at = 0;
+    while (at < fields.size() && fields[at].back() != ':') ++at;
+    if (at == fields.size() || at == 0 || fields[0] == "count") continue;
+    ASSERT_LT(row, first["rows"].size()) << line;
+    const nlohmann::json& r = first["rows"][row++];
+    const std::string address = fields[at].substr(0, fields[at].size() - 1);
+    EXPECT_EQ(r[0], "0x" + address) << line;
+    const std::string count = absl::StrReplaceAll(fields[0], {{",", ""}});
+    EXPECT_EQ(r[1].get<uint64_t>(), count == "." ? 0 : std::stoull(count))
+        << line;
+    EXPECT_NE(line.find(r[2].get<std::string>()), std::string::npos) << line;
+  }
+  EXPECT_EQ(row, first["rows"].size());
+}
+
+TEST_F(HtmlReportTest, SpeModelEqualsTheSpeReport) {
+  const std::string trace = Path("sample.spe");
+  RunOk({BinaryDir() + "/tests/html/hwt-html-spe-sample", trace});
+  const std::string image = BinaryDir() + "/testdata/programs/counted_static@0";
+  RunOk({ToolPath("hwt-report"), "--backend", "spe", "--image", image,
+         "--html=" + Path("spe.html"), trace});
+  const nlohmann::json model = ModelOf(Path("spe.html"));
+  EXPECT_EQ(model["kind"], "spe");
+  EXPECT_EQ(model["spe"],
+            nlohmann::json::parse(
+                RunOk({ToolPath("hwt-report"), "--backend", "spe", "--image",
+                       image, "--top", "50", "--format", "json", trace})));
+  EXPECT_EQ(model["spe"]["summary"]["samples"], 21);
+  // The histogram holds every sample with a latency once.
+  uint64_t in_buckets = 0;
+  for (const auto& bucket : model["latency_histograms"]["total"]) {
+    in_buckets += bucket["samples"].get<uint64_t>();
+  }
+  EXPECT_EQ(in_buckets, model["spe"]["latency"]["total"]["count"]);
+  const std::string folded = RunOk({ToolPath("hwt-report"), "--backend", "spe",
+                                    "--image", image, "--folded", trace});
+  EXPECT_EQ(Folded(TreeStacks(model)), folded);
+}
+
+}  // namespace
+}  // namespace hwt
