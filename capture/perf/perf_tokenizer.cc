@@ -4,6 +4,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -246,6 +247,7 @@ class Tokenizer {
                                    h.data.offset, h.data.size, bytes_.size()));
     }
     if (h.data.size == 0) {
+      data_end_unknown_ = true;
       end = bytes_.size();
       if (end > h.data.offset) {
         Warn(absl::StrFormat(
@@ -258,6 +260,7 @@ class Tokenizer {
           "%s: the data section runs to 0x%x but the file ends at 0x%x: "
           "the file is truncated; %u bytes of records are lost",
           where_, end, bytes_.size(), end - bytes_.size()));
+      data_end_unknown_ = true;
       end = bytes_.size();
     }
     summary_.data_offset = h.data.offset;
@@ -296,6 +299,18 @@ class Tokenizer {
       r.type = LoadLe32(data.data() + pos);
       r.misc = LoadLe16(data.data() + pos + 4);
       r.size = LoadLe16(data.data() + pos + 6);
+      if (r.size < kRecordHeaderSize && final && !compressed_at &&
+          data_end_unknown_) {
+        // The header does not say where the records end (data size 0, or
+        // past the end of the file): what follows them (e.g. the feature
+        // sections) is not records. Stop here and say so.
+        Warn(absl::StrFormat(
+            "%s: %s: no record can be framed here (size %u) and the header "
+            "does not say where the records end: the %u bytes from here on "
+            "are not read",
+            where_, DescribeOffset(where), r.size, left));
+        return pos;
+      }
       if (r.size < kRecordHeaderSize) {
         return Error(
             where, absl::StrFormat("%s record of size %u (less than its 8-byte "
@@ -438,7 +453,15 @@ class Tokenizer {
     }
     ZSTD_inBuffer in{input.data(), input.size(), 0};
     const size_t step = ZSTD_DStreamOutSize();
+    bool frame_ended = false;
     for (;;) {
+      // Writers pad the record to 8 bytes after the zstd frame: zero bytes
+      // there are not the start of another frame.
+      if (frame_ended && input.size() - in.pos < 8 &&
+          std::all_of(input.begin() + in.pos, input.end(),
+                      [](uint8_t b) { return b == 0; })) {
+        break;
+      }
       const size_t old = pending_.size();
       pending_.resize(old + step);
       ZSTD_outBuffer out{pending_.data() + old, step, 0};
@@ -449,6 +472,7 @@ class Tokenizer {
         return Error(r.offset, absl::StrFormat("COMPRESSED record: zstd: %s",
                                                ZSTD_getErrorName(result)));
       }
+      frame_ended = result == 0;
       summary_.decompressed_bytes += out.pos;
       if (pending_.size() > kMaxDecompressedPending) {
         return Error(r.offset,
@@ -473,6 +497,8 @@ class Tokenizer {
   PerfVisitor* visitor_;
   TokenizeSummary summary_;
   uint64_t pipe_attrs_ = 0;
+  // The data section's end is the file's end, not one the header gives.
+  bool data_end_unknown_ = false;
   std::unique_ptr<ZSTD_DStream, DStreamDeleter> dstream_;
   std::string pending_;  // decompressed bytes not yet framed
   uint64_t pending_base_ = 0;
