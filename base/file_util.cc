@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -180,6 +181,28 @@ absl::Status WriteAllToFd(int fd, std::string_view data,
     data.remove_prefix(static_cast<size_t>(n));
   }
   return absl::OkStatus();
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+absl::StatusOr<std::vector<std::string>> SortedDirectoryNames(
+    const std::string& path) {
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) {
+    return absl::PermissionDeniedError(
+        ErrnoMessage(path, "cannot read directory", errno));
+  }
+  std::vector<std::string> names;
+  while (dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 absl::Status MakeDirsBelow(const std::string& root,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -117,6 +118,15 @@ absl::Status WriteAllToFd(int fd, std::string_view data, std::string_view path);
 // ever created outside `root`.
 absl::Status MakeDirsBelow(const std::string& root,
                            const std::string& relative);
+
+// True when `path` names a regular file (after following links).
+bool IsRegularFile(const std::string& path);
+
+// The entries of directory `path` but "." and "..", sorted by name (so walks
+// over a tree are the same on every run). PermissionDenied naming the path
+// when it cannot be read.
+absl::StatusOr<std::vector<std::string>> SortedDirectoryNames(
+    const std::string& path);
 
 }  // namespace hwt
 

@@ -39,6 +39,21 @@ TEST(FileUtilTest, AtomicWriteThenRead) {
   EXPECT_EQ(*data, "hello");
 }
 
+TEST(FileUtilTest, SortedDirectoryNamesLeaveOutDotsAndSort) {
+  auto dir = TempDir::Create("hwt-test");
+  ASSERT_TRUE(dir.ok());
+  for (const char* name : {"b", "a", "c.d"}) {
+    ASSERT_TRUE(WriteFileAtomically(dir->path() + "/" + name, "").ok());
+  }
+  auto names = SortedDirectoryNames(dir->path());
+  ASSERT_TRUE(names.ok()) << names.status();
+  EXPECT_EQ(*names, (std::vector<std::string>{"a", "b", "c.d"}));
+  auto missing = SortedDirectoryNames(dir->path() + "/none");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(dir->path() + "/none"),
+            std::string::npos);
+}
+
 TEST(FileUtilTest, UncommittedWriterLeavesNoFile) {
   auto dir = TempDir::Create("hwt-test");
   ASSERT_TRUE(dir.ok());

@@ -1,7 +1,6 @@
 // Input fingerprints; see fingerprint.h.
 #include "batch/fingerprint.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -29,18 +28,8 @@ absl::Status HashTree(const std::string& root, const std::string& relative,
     return absl::NotFoundError(ErrnoMessage(path, "cannot stat", errno));
   }
   if (S_ISDIR(st.st_mode)) {
-    DIR* dir = opendir(path.c_str());
-    if (dir == nullptr) {
-      return absl::PermissionDeniedError(
-          ErrnoMessage(path, "cannot read directory", errno));
-    }
-    std::vector<std::string> names;
-    while (dirent* e = readdir(dir)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-    std::sort(names.begin(), names.end());
+    HWT_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                         SortedDirectoryNames(path));
     for (const std::string& name : names) {
       HWT_RETURN_IF_ERROR(
           HashTree(root, relative.empty() ? name : relative + "/" + name,

@@ -234,18 +234,8 @@ class Expander {
                       const capture::InputOptions& options) {
     const std::string dir_path = Join(root, relative);
     if (!exclude_.empty() && RealPath(dir_path) == exclude_) return {};
-    DIR* dir = opendir(dir_path.c_str());
-    if (dir == nullptr) {
-      return absl::PermissionDeniedError(
-          ErrnoMessage(dir_path, "cannot read directory", errno));
-    }
-    std::vector<std::string> names;
-    while (dirent* e = readdir(dir)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(dir);
-    std::sort(names.begin(), names.end());
+    HWT_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                         SortedDirectoryNames(dir_path));
     for (const std::string& name : names) {
       const std::string child = relative.empty() ? name : relative + "/" + name;
       const std::string path = Join(root, child);

@@ -24,11 +24,6 @@
 namespace hwt::capture {
 namespace {
 
-bool IsFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 std::string Absolute(const std::string& path) {
   std::error_code error;
   std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -69,7 +64,7 @@ absl::StatusOr<std::unique_ptr<Capture>> LoadBundle(
 
   std::vector<Record> records;
   const std::string records_path = root + "/records.jsonl";
-  if (IsFile(records_path)) {
+  if (IsRegularFile(records_path)) {
     const std::string records_where = shown_root + "/records.jsonl";
     HWT_ASSIGN_OR_RETURN(
         std::string text,
@@ -99,14 +94,15 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenPacked(
   // PackBundle and `tar cf x.tar x.hwt` lay it out).
   std::string root = temp.path();
   std::string shown = path;
-  if (!IsFile(root + "/manifest.json")) {
+  if (!IsRegularFile(root + "/manifest.json")) {
     std::vector<std::string> tops;
     std::error_code error;
     for (std::filesystem::directory_iterator it(root, error), end;
          !error && it != end; it.increment(error)) {
       tops.push_back(it->path().filename().string());
     }
-    if (tops.size() != 1 || !IsFile(root + "/" + tops[0] + "/manifest.json")) {
+    if (tops.size() != 1 ||
+        !IsRegularFile(root + "/" + tops[0] + "/manifest.json")) {
       return absl::InvalidArgumentError(absl::StrCat(
           path,
           ": packed bundle without manifest.json (looked at the top of the "
@@ -198,13 +194,13 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenCapture(
     return absl::PermissionDeniedError(ErrnoMessage(path, "cannot open", err));
   }
   if (S_ISDIR(st.st_mode)) {
-    if (IsFile(path + "/manifest.json")) {
+    if (IsRegularFile(path + "/manifest.json")) {
       std::string shown = path;
       while (shown.size() > 1 && shown.back() == '/') shown.pop_back();
       return LoadBundle(InputKind::kBundleDirectory, path, Absolute(path),
                         shown, options, std::nullopt);
     }
-    if (IsFile(path + "/snapshot.ini")) {
+    if (IsRegularFile(path + "/snapshot.ini")) {
       return OpenOpenCsdSnapshot(path, options);
     }
     return absl::InvalidArgumentError(absl::StrCat(

@@ -2,8 +2,6 @@
 // cache) into memory dumps; see raw_memory.h.
 #include "capture/raw_memory.h"
 
-#include <sys/stat.h>
-
 #include <cstring>
 #include <set>
 
@@ -15,11 +13,6 @@
 
 namespace hwt::capture {
 namespace {
-
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 // The page cache pair a path names: STEM.addr and STEM.dump, both present.
 std::optional<std::pair<std::string, std::string>> PageCachePair(

@@ -50,6 +50,18 @@ else()
 endif()
 add_library(hwt::llvm ALIAS hwt_llvm)
 
+# Run path. Built and installed programs carry the same one, so that
+# `cmake --install` has none to rewrite: none where libLLVM resolves into a
+# directory the linker searches anyway (Debian: /usr/lib/<triplet>; a
+# custom search path there is what lintian rejects), else LLVM's own
+# library directory (FreeBSD: /usr/local/llvm19/lib).
+set(CMAKE_BUILD_WITH_INSTALL_RPATH ON)
+get_filename_component(_hwt_libllvm ${LLVM_LIBRARY_DIR}/libLLVM.so REALPATH)
+get_filename_component(_hwt_libllvm_dir ${_hwt_libllvm} DIRECTORY)
+if(NOT _hwt_libllvm_dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
+  set(CMAKE_INSTALL_RPATH ${LLVM_LIBRARY_DIR})
+endif()
+
 if(HWT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

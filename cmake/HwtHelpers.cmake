@@ -124,3 +124,19 @@ function(hwt_test name)
     set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
   endif()
 endfunction()
+
+# The tools that are installed, and that the install, man page and --version
+# tests go through: every executable target of tools/ named hwt-*, so that a
+# new tool needs no second list. Valid once tools/ has been added.
+function(hwt_installed_tools out)
+  get_property(targets DIRECTORY ${PROJECT_SOURCE_DIR}/tools
+               PROPERTY BUILDSYSTEM_TARGETS)
+  set(tools "")
+  foreach(target IN LISTS targets)
+    get_property(type TARGET ${target} PROPERTY TYPE)
+    if(type STREQUAL "EXECUTABLE" AND target MATCHES "^hwt-")
+      list(APPEND tools ${target})
+    endif()
+  endforeach()
+  set(${out} ${tools} PARENT_SCOPE)
+endfunction()

@@ -34,7 +34,7 @@ elif [ -r /etc/debian_version ]; then
   # (recorder/valgrind_tool/; never downloaded). Without it hwt-emulate
   # records with ptrace only.
   build_pkgs="build-essential cmake ninja-build pkg-config zlib1g-dev libipt-dev libopencsd-dev libopencsd-bin llvm-19-dev libabsl-dev nlohmann-json3-dev libcli11-dev libarchive-dev libzstd-dev libgtest-dev libgmock-dev libbenchmark-dev libprotobuf-dev protobuf-compiler valgrind"
-  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs"
+  test_pkgs="graphviz chromium clang-19 lld-19 libclang-rt-19-dev python3 file libc6-dbg golang-go bolt-19 llvm-19 autofdo nodejs zstd mandoc debhelper dpkg-dev lintian"
   # npm comes with nodesource's nodejs; Debian's own nodejs needs its npm.
   command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
   missing=""

@@ -38,20 +38,8 @@ using tools::testing::Block;
 using tools::testing::CountedExecution;
 using tools::testing::Insn;
 
-std::string Capture() { return SourceDir() + "/testdata/decode/counted.hwt"; }
-
-std::string ProgramImage() {
-  auto manifest = ReadFileToString(Capture() + "/manifest.json");
-  if (!manifest.ok()) return "";
-  const nlohmann::json json = nlohmann::json::parse(*manifest);
-  for (const auto& entry : json["images"]) {
-    if (entry["original_path"].get<std::string>().find("counted_static") !=
-        std::string::npos) {
-      return Capture() + "/" + entry["file"].get<std::string>();
-    }
-  }
-  return "";
-}
+std::string Capture() { return tools::testing::CountedCapture(); }
+std::string ProgramImage() { return tools::testing::CountedProgramImage(); }
 
 class DecodeOracleTest : public ::testing::Test {
  protected:

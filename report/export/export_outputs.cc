@@ -1,4 +1,5 @@
-// The export flags of hwt-report and their mapping to the exporters.
+// The mapping of hwt-report's export flags to the exporters (the flags
+// themselves are rows of report/driver's option table).
 #include "report/export/export_outputs.h"
 
 #include <utility>
@@ -10,35 +11,6 @@
 #include "report/profile/symbolized_profile.h"
 
 namespace hwt::report {
-
-void AddExportFlags(CLI::App& app, ExportFlags* flags) {
-  app.add_flag("--pprof{-}", flags->pprof,
-               "pprof profile (gzip'd profile.proto: go tool pprof, "
-               "speedscope, Perfetto); =FILE, default NAME.pb.gz")
-      ->group("Exports");
-  app.add_flag("--bolt{-}", flags->bolt,
-               "BOLT pre-aggregated profile of one image (llvm-bolt --pa -p "
-               "FILE); =FILE, default NAME.bolt.pa")
-      ->group("Exports");
-  app.add_flag("--autofdo{-}", flags->autofdo,
-               "AutoFDO text profile of one image (create_llvm_prof "
-               "--profiler=text); =FILE, default NAME.afdo.txt")
-      ->group("Exports");
-  app.add_flag("--profgen{-}", flags->profgen,
-               "llvm-profgen unsymbolized profile of one image "
-               "(--unsymbolized-profile); =FILE, default NAME.profgen.txt")
-      ->group("Exports");
-  app.add_flag("--llvm-sample{-}", flags->llvm_sample,
-               "LLVM sample profile of one image (clang "
-               "-fprofile-sample-use, llvm-profdata); =FILE, default "
-               "NAME.prof")
-      ->group("Exports");
-  app.add_flag("--chrome-trace{-}", flags->chrome_trace,
-               "the call/return timeline per thread as Chrome trace JSON "
-               "(Perfetto, chrome://tracing, speedscope); =FILE, default "
-               "NAME.trace.json")
-      ->group("Exports");
-}
 
 namespace {
 

@@ -1,14 +1,13 @@
 // hwt-report's export flags (--pprof, --bolt, --autofdo, --profgen,
-// --llvm-sample, --chrome-trace) and what each one writes: the flag table
-// and the mapping from a requested flag to its exporter, so that the tool
-// only adds the flags and appends the rendered files to its outputs.
+// --llvm-sample, --chrome-trace) and what each one writes: the mapping from
+// a requested flag to its exporter, so that the driver appends the rendered
+// files to its outputs. The flags' rows are report/driver/report_options.cc.
 #ifndef HWT_REPORT_EXPORT_EXPORT_OUTPUTS_H_
 #define HWT_REPORT_EXPORT_EXPORT_OUTPUTS_H_
 
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
 #include "absl/status/statusor.h"
 #include "analysis/profile.h"
 #include "capture/manifest.h"
@@ -32,9 +31,6 @@ struct ExportFlags {
            profgen.empty() && llvm_sample.empty() && !chrome_trace.empty();
   }
 };
-
-// Adds the export flags to `app` (group "Exports").
-void AddExportFlags(CLI::App& app, ExportFlags* flags);
 
 // One rendered export and where it goes (as the tool's other outputs).
 struct ExportOutput {

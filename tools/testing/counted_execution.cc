@@ -10,7 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/file_util.h"
 #include "base/testing/test_env.h"
+#include "nlohmann/json.hpp"
 
 namespace hwt::tools::testing {
 namespace {
@@ -280,6 +282,24 @@ std::vector<uint64_t> CountedExecution::IndirectTargets() const {
     }
   }
   return targets;
+}
+
+std::string CountedCapture() {
+  return hwt::testing::SourceDir() + "/testdata/decode/counted.hwt";
+}
+
+std::string CountedProgramImage() {
+  auto manifest = ReadFileToString(CountedCapture() + "/manifest.json");
+  if (!manifest.ok()) return "";
+  const nlohmann::json json = nlohmann::json::parse(*manifest, nullptr, false);
+  if (json.is_discarded() || !json.contains("images")) return "";
+  for (const auto& entry : json["images"]) {
+    if (entry["original_path"].get<std::string>().find("counted_static") !=
+        std::string::npos) {
+      return CountedCapture() + "/" + entry["file"].get<std::string>();
+    }
+  }
+  return "";
 }
 
 }  // namespace hwt::tools::testing

@@ -57,6 +57,12 @@ struct Frame {
   uint64_t calls = 0;  // call instructions that entered this path
 };
 
+// The capture the counted.* goldens are made from
+// (testdata/decode/counted.hwt), and its counted_static image file ("" when
+// the manifest does not name one).
+std::string CountedCapture();
+std::string CountedProgramImage();
+
 class CountedExecution {
  public:
   // Disassembles `image` (the counted_static image of the capture) with

@@ -1,0 +1,177 @@
+// The command-line options of the tools as data: one row per option (its
+// names, kind, value, default, help, --help section, and which outputs it
+// requests or applies to) and the flags struct field it fills. The tools
+// build their CLI11 parser and --help from these tables
+// (tools/option_cli.h); OptionRows() walks a table for what else is
+// generated from it (the option list the tests compare with the parser's,
+// and later man pages and shell completion). A new option is one row; a new
+// output is one row plus its renderer (report/driver/report_render.cc).
+#ifndef HWT_REPORT_DRIVER_OPTION_TABLE_H_
+#define HWT_REPORT_DRIVER_OPTION_TABLE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace hwt::report {
+
+enum class OptionKind : uint8_t {
+  kPositional,  // INPUT
+  kFlag,        // --hot: sets a bool
+  kFlagValue,   // --flame[=FILE]: a flag with an optional value (the
+                // "{DEFAULT}" in its names is the value when given bare)
+  kValue,       // --top N: one value
+  kRepeated,    // --image FILE@BIAS, repeatable
+  kSelect,      // --stats, --packets: sets the field to `select`; the rows
+                // of one exclusive group choose one of them
+};
+
+// Every output of the tools, for OptionInfo::requests and applies_to.
+enum class OutputKind : uint8_t {
+  kNone,
+  // hwt-report
+  kFlame,
+  kFolded,
+  kSpeedscope,
+  kCallGraph,
+  kTop,
+  kHot,
+  kAnnotate,
+  kHtml,
+  kSave,
+  kDiff,
+  kSpeReport,
+  // hwt-report's exports (report/export)
+  kPprof,
+  kBolt,
+  kAutoFdo,
+  kProfgen,
+  kLlvmSample,
+  kChromeTrace,
+  // hwt-decode
+  kListing,
+};
+using OutputSet = uint32_t;  // bit (1 << OutputKind)
+constexpr OutputSet Outputs(std::initializer_list<OutputKind> kinds) {
+  OutputSet set = 0;
+  for (OutputKind k : kinds) set |= OutputSet{1} << static_cast<int>(k);
+  return set;
+}
+
+enum class OptionCheck : uint8_t { kNone, kPositive };
+
+// One row's description: everything but where its value goes.
+struct OptionInfo {
+  std::string_view names;  // CLI11 spelling: "-o,--output", "--flame{-}"
+  OptionKind kind = OptionKind::kValue;
+  std::string_view help;
+  std::string_view group;          // --help section ("" = the main options)
+  std::string_view default_value;  // set before parsing ("" = none)
+  bool show_default = false;       // shown as [DEFAULT] in --help
+  std::vector<std::string_view> choices;  // accepted values (empty: any)
+  OptionCheck check = OptionCheck::kNone;
+  bool required = false;
+  // kRepeated: values per occurrence (0 = one; --diff BASE NEW takes 2).
+  int arity = 0;
+  std::string_view select;  // kSelect: the value it sets
+  // The output it requests (hwt-report's outputs), or none.
+  OutputKind requests = OutputKind::kNone;
+  // The outputs it changes (0 = all of its tool's).
+  OutputSet applies_to = 0;
+  // Meaningless for sampling captures (SPE), which have no control flow:
+  // given on one, it is a usage error.
+  bool control_flow_only = false;
+};
+
+// The name that stands for an option: its long name without the flag
+// default ("--flame{-}" -> "--flame", "-o,--output" -> "--output"), or the
+// positional's name.
+std::string CanonicalName(const OptionInfo& info);
+// Every name it has, without dashes handling: {"-o", "--output"}.
+std::vector<std::string> OptionNames(const OptionInfo& info);
+
+// Where a row's value goes: a field of the tool's flags struct.
+using OptionTarget =
+    std::variant<bool*, std::string*, size_t*, int*, double*,
+                 std::optional<uint32_t>*, std::vector<std::string>*>;
+
+template <typename Flags>
+struct OptionRow {
+  OptionInfo info;
+  OptionTarget (*target)(Flags& flags) = nullptr;
+};
+
+// A --help section that is a group of mutually exclusive choices
+// (hwt-decode's modes).
+struct OptionGroupInfo {
+  std::string_view name;
+  std::string_view description;
+  bool exclusive = false;
+};
+
+// What a tool's --help says besides its options.
+struct ToolInfo {
+  std::string_view name;
+  std::string_view about;  // description and examples
+  int column_width = 30;   // of the option column in --help
+};
+
+template <typename Flags>
+struct OptionTable {
+  ToolInfo tool;
+  std::vector<OptionGroupInfo> groups;
+  std::vector<OptionRow<Flags>> rows;
+};
+
+// The descriptions of a table's rows, in order (for generated docs).
+template <typename Flags>
+std::vector<const OptionInfo*> OptionRows(const OptionTable<Flags>& table) {
+  std::vector<const OptionInfo*> out;
+  for (const OptionRow<Flags>& row : table.rows) out.push_back(&row.info);
+  return out;
+}
+
+// Sets `target` to the default text `value` (a number for numeric fields).
+absl::Status SetOptionValue(const OptionTarget& target, std::string_view value);
+
+// Fills `flags` with the table's defaults.
+template <typename Flags>
+void ApplyDefaults(const OptionTable<Flags>& table, Flags& flags) {
+  for (const OptionRow<Flags>& row : table.rows) {
+    if (!row.info.default_value.empty()) {
+      (void)SetOptionValue(row.target(flags), row.info.default_value);
+    }
+  }
+}
+
+// Whether a field holds something other than its row's default: a
+// non-empty or non-default text, a number other than the default (0 when
+// none), a true flag, an optional with a value, a non-empty list. This is
+// what "the option was given" means to the tools (--top 0 asks for
+// nothing).
+bool OptionSet(const OptionTarget& target, std::string_view default_value);
+
+// The canonical names of the rows of `flags` that are set and that `pick`
+// selects.
+template <typename Flags, typename Pick>
+std::vector<std::string> SetOptions(const OptionTable<Flags>& table,
+                                    Flags& flags, Pick pick) {
+  std::vector<std::string> out;
+  for (const OptionRow<Flags>& row : table.rows) {
+    if (pick(row.info) &&
+        OptionSet(row.target(flags), row.info.default_value)) {
+      out.push_back(CanonicalName(row.info));
+    }
+  }
+  return out;
+}
+
+}  // namespace hwt::report
+
+#endif  // HWT_REPORT_DRIVER_OPTION_TABLE_H_

@@ -1,0 +1,279 @@
+// hwt-report over saved profiles: several inputs merged, .hwtprof files,
+// --save, and --diff BASE NEW (the differential flame graph, difffolded
+// stacks, the functions that changed most).
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analysis/saved/profile_file.h"
+#include "analysis/saved/profile_merge.h"
+#include "base/file_util.h"
+#include "base/status_macros.h"
+#include "report/driver/report_internal.h"
+#include "report/profile/capture_analysis.h"
+#include "report/profile/folded.h"
+#include "report/profile/profile_diff.h"
+#include "report/profile/profile_saving.h"
+#include "report/profile/saved_symbols.h"
+
+namespace hwt::report::driver {
+namespace {
+
+constexpr char kNeedsCapture[] =
+    ": it selects trace bytes or timestamps, which a saved profile does not "
+    "keep; report the capture itself";
+
+// Every decode stream of every capture of a saved profile.
+std::vector<StreamStats> StreamStatsOf(const analysis::SavedProfile& p) {
+  std::vector<StreamStats> out;
+  for (const analysis::CaptureSource& s : p.sources) {
+    for (const analysis::SavedStream& stream : s.streams) {
+      out.push_back(stream.stats);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<analysis::SavedProfile> LoadInputs(
+    const ReportFlags& options, const std::vector<std::string>& inputs) {
+  HWT_ASSIGN_OR_RETURN(capture::InputOptions input,
+                       InputOptionsFromFlags(options.input));
+  AnalyseOptions analyse;
+  analyse.input = input;
+  analyse.jobs = options.jobs;
+  analyse.save.writer = absl::StrCat("hwt ", ToolVersion(), " (hwt-report)");
+  std::vector<std::string> resolved;
+  for (const std::string& in : inputs) {
+    // A batch directory stands for its merged profile.
+    const std::string merged = in + "/merged.hwtprof";
+    resolved.push_back(analysis::IsProfileFile(merged) ? merged : in);
+  }
+  std::vector<std::string> warnings;
+  auto saved = LoadAndMerge(resolved, analyse, &warnings);
+  PrintWarnings(warnings, options.quiet);
+  return saved;
+}
+
+// --save: writes the profile. Sets `done` when no other output is asked.
+int SaveProfile(const ReportFlags& options, const analysis::SavedProfile& saved,
+                bool* done) {
+  absl::Status written = analysis::WriteProfileFile(options.save, saved);
+  if (!written.ok()) {
+    PrintError(kTool, std::string(written.message()));
+    return kExitInternal;
+  }
+  if (!options.quiet) {
+    fprintf(stderr, "%s: wrote %s (saved profile)\n", kTool,
+            options.save.c_str());
+  }
+  *done = options.flame.empty() && options.folded.empty() &&
+          options.speedscope.empty() && options.callgraph.empty() &&
+          options.top == 0 && !options.hot && options.annotate.empty();
+  return kExitOk;
+}
+
+// --thread: the merged tree of that stream of every capture.
+int SelectThread(const ReportFlags& options,
+                 const analysis::SavedProfile& saved, Subject& subject) {
+  std::vector<const analysis::CallTree*> trees;
+  for (const analysis::ThreadProfile& t : saved.profile.threads) {
+    if (t.stream == *options.thread) trees.push_back(&t.tree);
+  }
+  if (trees.empty()) {
+    return Usage(absl::StrFormat("--thread %d: no capture has stream %d",
+                                 *options.thread, *options.thread));
+  }
+  if (options.hot) {
+    return Usage(
+        "--hot with --thread: a saved profile counts blocks, edges and "
+        "paths over all threads; report the capture itself");
+  }
+  subject.tree = analysis::MergeCallTrees(trees);
+  subject.filters.push_back(absl::StrCat("thread ", *options.thread));
+  return kExitOk;
+}
+
+int CheckOnlyImage(const ReportFlags& options,
+                   const analysis::SavedProfile& saved) {
+  std::string known;
+  bool found = false;
+  for (const analysis::SavedImage& image : saved.images) {
+    found |= ImagePathMatches(image.path, options.image);
+    absl::StrAppend(&known, known.empty() ? "" : ", ", BaseName(image.path));
+  }
+  if (found) return kExitOk;
+  return Usage("--only-image: the profile has no image '" + options.image +
+               "' (it has: " + known + ")");
+}
+
+// --annotate disassembles the images that are on this machine.
+std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
+    const ReportFlags& options, const analysis::SavedProfile& saved,
+    Subject& subject) {
+  symbolizer::SymbolizerOptions sym_options;
+  sym_options.demangle = !options.no_demangle;
+  sym_options.inline_frames = !options.no_inline;
+  sym_options.sysroot = options.input.sysroot;
+  std::vector<std::string> missing;
+  auto symbolizer = SymbolizerForSavedImages(saved, sym_options, &missing);
+  if (missing.size() == saved.images.size()) {
+    subject.annotate_problem =
+        "it disassembles whole functions from the image files, and none of "
+        "the profile's images is on this machine (with its build-id; "
+        "--sysroot names where they are): " +
+        absl::StrJoin(missing, ", ");
+    return symbolizer;
+  }
+  if (!missing.empty()) {
+    PrintWarnings({"--annotate: images not on this machine: " +
+                   absl::StrJoin(missing, ", ")},
+                  options.quiet);
+  }
+  subject.symbolizer = symbolizer.get();
+  return symbolizer;
+}
+
+int RenderSaved(const RunContext& run, const analysis::SavedProfile& saved,
+                Subject& subject) {
+  const ReportFlags& options = run.flags;
+  subject.decode = TotalDecodeStats(saved);
+  subject.stream_stats = StreamStatsOf(saved);
+  subject.unit =
+      ChooseProfileWeightUnit(options.weight != "instructions", saved);
+  SavedProfileSymbols symbols(saved, !options.no_inline, !options.no_demangle);
+  subject.symbols = &symbols;
+  SavedCodeReader code(saved);
+  subject.code = &code;
+  std::unique_ptr<symbolizer::Symbolizer> symbolizer;
+  if (!options.annotate.empty()) {
+    symbolizer = AnnotateSymbolizer(options, saved, subject);
+  }
+  subject.name = options.inputs.size() == 1
+                     ? BaseName(options.inputs[0])
+                     : absl::StrCat(saved.sources.size(), " captures");
+  return Render(run, subject);
+}
+
+}  // namespace
+
+int RunProfiles(const RunContext& run) {
+  const ReportFlags& options = run.flags;
+  if (!options.range.empty() || !options.time.empty()) {
+    return Usage(std::string(options.range.empty() ? "--time" : "--range") +
+                 kNeedsCapture);
+  }
+  auto saved = LoadInputs(options, options.inputs);
+  if (!saved.ok()) return Fail(kTool, saved.status());
+  if (!options.save.empty()) {
+    bool done = false;
+    const int rc = SaveProfile(options, *saved, &done);
+    if (rc != kExitOk) return rc;
+    if (done) return DecodeExit(StreamStatsOf(*saved), options.quiet);
+  }
+  if (!options.html.empty() || options.exports.any()) {
+    return Usage(
+        "--html and the exports (--pprof, --bolt, ...) are made from a "
+        "capture, not yet from a saved profile; report the capture itself");
+  }
+  Subject subject;
+  subject.profile = &saved->profile;
+  subject.tree = saved->profile.merged;
+  if (options.thread) {
+    const int rc = SelectThread(options, *saved, subject);
+    if (rc != kExitOk) return rc;
+  }
+  if (!options.image.empty()) {
+    const int rc = CheckOnlyImage(options, *saved);
+    if (rc != kExitOk) return rc;
+  }
+  return RenderSaved(run, *saved, subject);
+}
+
+namespace {
+
+// A saved profile's merged tree, named, with inline frames.
+NamedTree DiffTree(const ReportFlags& options, const analysis::SavedProfile& p,
+                   ProfileNames& names) {
+  SavedCodeReader code(p);
+  const analysis::BlockExpansion x = analysis::ExpandBlocks(p.profile, code);
+  NamedTreeOptions tree_options;
+  tree_options.inline_frames = !options.no_inline;
+  tree_options.profile = &p.profile;
+  tree_options.expansion = &x;
+  return BuildNamedTree(p.profile.merged, names, tree_options);
+}
+
+OutputSpec DiffTop(const ReportFlags& options,
+                   const analysis::SavedProfile& base,
+                   const analysis::SavedProfile& now) {
+  DiffOptions diff_options;
+  diff_options.absolute = options.absolute;
+  diff_options.rows = options.top;
+  const ProfileDiff diff = DiffProfiles(base, now, diff_options);
+  const bool json = options.format == "json";
+  return {"changed functions", "-", json, json ? "diff.json" : "diff.txt",
+          json ? DiffJson(diff, diff_options).dump(2) + "\n"
+               : RenderDiffText(diff, diff_options)};
+}
+
+bool DiffFiltersGiven(const ReportFlags& options) {
+  return !options.speedscope.empty() || !options.callgraph.empty() ||
+         options.hot || !options.annotate.empty() || options.thread ||
+         !options.range.empty() || !options.time.empty() ||
+         !options.function.empty() || !options.image.empty();
+}
+
+}  // namespace
+
+int RunDiff(const RunContext& given) {
+  ReportFlags options = given.flags;
+  options.input.input = options.diff[1];  // names the default output file
+  const RunContext run{options, given.env, given.min_width_px};
+  if (!options.inputs.empty()) {
+    return Usage("--diff BASE NEW takes its two inputs itself (no INPUT)");
+  }
+  if (DiffFiltersGiven(options)) {
+    return Usage(
+        "--diff draws a differential flame graph (--flame, the default), "
+        "difffolded stacks (--folded) or a table of changes (--top N); "
+        "filters do not apply");
+  }
+  auto base = LoadInputs(options, {options.diff[0]});
+  if (!base.ok()) return Fail(kTool, base.status());
+  auto now = LoadInputs(options, {options.diff[1]});
+  if (!now.ok()) return Fail(kTool, now.status());
+  SavedProfileSymbols base_symbols(*base, !options.no_inline,
+                                   !options.no_demangle);
+  SavedProfileSymbols now_symbols(*now, !options.no_inline,
+                                  !options.no_demangle);
+  ProfileNames base_names(base_symbols), now_names(now_symbols);
+  const NamedTree base_tree = DiffTree(options, *base, base_names);
+  const NamedTree now_tree = DiffTree(options, *now, now_names);
+  std::vector<OutputSpec> outputs;
+  if (!options.folded.empty()) {
+    outputs.push_back({"difffolded stacks", options.folded, false,
+                       "diff.folded",
+                       DiffFolded(base_tree, base_names.frames(), now_tree,
+                                  now_names.frames())});
+  }
+  if (options.top != 0) outputs.push_back(DiffTop(options, *base, *now));
+  if (!options.flame.empty() || outputs.empty()) {
+    FlameOptions flame =
+        FlameFromFlags(run, "Differential Flame Graph",
+                       "Differential Icicle Graph", "instructions");
+    flame.subtitle = absl::StrCat(
+        BaseName(options.diff[0]), " -> ", BaseName(options.diff[1]),
+        ": widths are the new profile, red grew and blue shrank ",
+        options.absolute ? "(counts)" : "(shares of each total)");
+    flame.node_delta = StackDeltas(now_tree, now_names.frames(), base_tree,
+                                   base_names.frames(), options.absolute);
+    outputs.push_back({"differential flame graph",
+                       options.flame.empty() ? "-" : options.flame, true,
+                       "diff.svg",
+                       RenderFlameSvg(now_tree, now_names.frames(), flame)});
+  }
+  return WriteOutputs(outputs, run);
+}
+
+}  // namespace hwt::report::driver

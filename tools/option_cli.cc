@@ -1,0 +1,96 @@
+// CLI11 from an option table; see option_cli.h.
+#include "tools/option_cli.h"
+
+#include <type_traits>
+
+#include "tools/tool_common.h"
+
+namespace hwt::tools {
+
+using report::OptionInfo;
+using report::OptionKind;
+using report::OptionTarget;
+
+CLI::Option* OptionCli::AddValue(CLI::App& app, const OptionInfo& info,
+                                 const OptionTarget& target) {
+  const std::string names(info.names);
+  const std::string help(info.help);
+  return std::visit(
+      [&](auto* field) -> CLI::Option* {
+        using T = std::remove_pointer_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(names, *field, help);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          if (info.kind == OptionKind::kFlagValue) {
+            return app.add_flag(names, *field, help);
+          }
+          return app.add_option(names, *field, help);
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          CLI::Option* option = app.add_option(names, *field, help);
+          if (info.kind == OptionKind::kRepeated) {
+            if (info.arity > 0) {
+              option->expected(info.arity);
+            } else {
+              option->allow_extra_args(false);
+            }
+          }
+          return option;
+        } else {
+          return app.add_option(names, *field, help);
+        }
+      },
+      target);
+}
+
+void OptionCli::Add(const OptionInfo& info, const OptionTarget& target,
+                    const std::vector<report::OptionGroupInfo>& groups) {
+  CLI::App* app = &app_;
+  bool in_group = false;
+  for (const report::OptionGroupInfo& group : groups) {
+    if (group.exclusive && group.name == info.group) {
+      auto [it, inserted] = groups_.try_emplace(std::string(group.name));
+      if (inserted) {
+        it->second = app_.add_option_group(std::string(group.name),
+                                           std::string(group.description));
+        it->second->require_option(0, 1);
+      }
+      app = it->second;
+      in_group = true;
+    }
+  }
+  CLI::Option* option = nullptr;
+  if (info.kind == OptionKind::kSelect) {
+    std::string* field = std::get<std::string*>(target);
+    option = app->add_flag_callback(
+        std::string(info.names),
+        [field, value = std::string(info.select)] { *field = value; },
+        std::string(info.help));
+  } else {
+    option = AddValue(*app, info, target);
+  }
+  if (info.required) option->required();
+  if (!info.choices.empty()) {
+    option->check(CLI::IsMember(
+        std::vector<std::string>(info.choices.begin(), info.choices.end())));
+  }
+  if (info.check == report::OptionCheck::kPositive) {
+    option->check(CLI::PositiveNumber);
+  }
+  if (info.show_default) option->default_str(std::string(info.default_value));
+  if (!info.group.empty() && !in_group) option->group(std::string(info.group));
+  bound_.emplace_back(&info, option);
+}
+
+bool OptionCli::Parse(int argc, char** argv, int* exit_code) {
+  return ParseCommandLine(app_, argc, argv, exit_code);
+}
+
+std::vector<std::string> OptionCli::Given() const {
+  std::vector<std::string> given;
+  for (const auto& [info, option] : bound_) {
+    if (option->count() > 0) given.push_back(report::CanonicalName(*info));
+  }
+  return given;
+}
+
+}  // namespace hwt::tools

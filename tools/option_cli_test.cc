@@ -1,0 +1,229 @@
+// The option tables against the CLI11 parsers built from them: every option
+// has help, no name is used twice, --help lists every option, the option
+// list generated from a table is exactly the parser's, defaults come from
+// the table, and the parser fills the flags fields the rows name.
+#include "tools/option_cli.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "report/driver/decode_options.h"
+#include "report/driver/report_options.h"
+#include "tools/tool_common.h"
+
+namespace hwt::tools {
+namespace {
+
+using report::OptionInfo;
+using ::testing::HasSubstr;
+
+// Every name of every option CLI11 knows, the help flag aside (including
+// the options of option groups).
+std::set<std::string> ParserNames(CLI::App& app) {
+  std::set<std::string> names;
+  auto add = [&](const CLI::Option* option) {
+    for (const std::string& n : option->get_snames()) names.insert("-" + n);
+    for (const std::string& n : option->get_lnames()) names.insert("--" + n);
+    if (option->get_positional()) names.insert(option->get_name());
+  };
+  for (const CLI::Option* option : app.get_options()) add(option);
+  for (const CLI::App* group : app.get_subcommands({})) {
+    for (const CLI::Option* option : group->get_options()) add(option);
+  }
+  names.erase("-h");
+  names.erase("--help");
+  return names;
+}
+
+std::set<std::string> TableNames(const std::vector<const OptionInfo*>& rows) {
+  std::set<std::string> names;
+  for (const OptionInfo* info : rows) {
+    for (const std::string& n : report::OptionNames(*info)) names.insert(n);
+  }
+  return names;
+}
+
+template <typename Flags>
+void CheckTable(const report::OptionTable<Flags>& table) {
+  Flags flags;
+  OptionCli cli(table, &flags);
+  const std::vector<const OptionInfo*> rows = report::OptionRows(table);
+  std::vector<std::string> all_names;
+  std::set<std::string> canonical;
+  for (const OptionInfo* info : rows) {
+    EXPECT_FALSE(info->help.empty()) << info->names;
+    EXPECT_TRUE(canonical.insert(report::CanonicalName(*info)).second)
+        << info->names;
+    for (const std::string& n : report::OptionNames(*info)) {
+      all_names.push_back(n);
+    }
+  }
+  EXPECT_EQ(std::set<std::string>(all_names.begin(), all_names.end()).size(),
+            all_names.size())
+      << table.tool.name << ": a name is used twice";
+  EXPECT_EQ(TableNames(rows), ParserNames(cli.app()));
+  const std::string help = cli.app().help();
+  for (const OptionInfo* info : rows) {
+    for (const std::string& n : report::OptionNames(*info)) {
+      EXPECT_THAT(help, HasSubstr(n)) << table.tool.name;
+    }
+    EXPECT_THAT(help, HasSubstr(std::string(info->help.substr(0, 20))))
+        << info->names;
+  }
+}
+
+TEST(OptionCliTest, ReportTableAndParserAgree) {
+  CheckTable(report::ReportOptionTable());
+}
+
+TEST(OptionCliTest, DecodeTableAndParserAgree) {
+  CheckTable(report::DecodeOptionTable());
+}
+
+// hwt-decode's modes are one exclusive group: the default is --stats, one
+// mode sets it, two are a usage error.
+TEST(OptionCliTest, DecodeModesAreExclusive) {
+  report::DecodeFlags flags;
+  OptionCli cli(report::DecodeOptionTable(), &flags);
+  char tool[] = "hwt-decode", calls[] = "--calls", in[] = "in.hwt";
+  char* argv[] = {tool, calls, in};
+  int code = -1;
+  ASSERT_TRUE(cli.Parse(3, argv, &code));
+  EXPECT_EQ(flags.mode, "calls");
+  EXPECT_EQ(flags.input.input, "in.hwt");
+  EXPECT_EQ(flags.output, "-");
+  EXPECT_EQ(flags.stream, -1);
+
+  report::DecodeFlags plain;
+  OptionCli plain_cli(report::DecodeOptionTable(), &plain);
+  char* plain_argv[] = {tool, in};
+  ASSERT_TRUE(plain_cli.Parse(2, plain_argv, &code));
+  EXPECT_EQ(plain.mode, "stats");
+
+  report::DecodeFlags two;
+  OptionCli two_cli(report::DecodeOptionTable(), &two);
+  char stats[] = "--stats", insn[] = "--insn";
+  char* two_argv[] = {tool, stats, insn, in};
+  EXPECT_FALSE(two_cli.Parse(4, two_argv, &code));
+  EXPECT_EQ(code, kExitUsage);
+}
+
+// argv from words (CLI11 wants char**).
+struct Argv {
+  explicit Argv(std::vector<std::string> words) : words(std::move(words)) {
+    for (std::string& w : this->words) pointers.push_back(w.data());
+  }
+  int argc() { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> words;
+  std::vector<char*> pointers;
+};
+
+TEST(OptionCliTest, DefaultsComeFromTheTable) {
+  report::ReportFlags flags;
+  OptionCli cli(report::ReportOptionTable(), &flags);
+  Argv args({"hwt-report", "in.hwt"});
+  int code = -1;
+  ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+  EXPECT_EQ(flags.inputs, std::vector<std::string>{"in.hwt"});
+  EXPECT_EQ(flags.decoder, "auto");
+  EXPECT_EQ(flags.rows, 20u);
+  EXPECT_EQ(flags.jobs, 1);
+  EXPECT_EQ(flags.max_events, 5'000'000u);
+  EXPECT_EQ(flags.min_width, "0.1");
+  EXPECT_EQ(flags.weight, "instructions");
+  EXPECT_EQ(flags.format, "text");
+  EXPECT_EQ(flags.min_percent, -1);
+  EXPECT_TRUE(flags.flame.empty());
+  EXPECT_EQ(cli.Given(), std::vector<std::string>{"INPUT"});
+}
+
+TEST(OptionCliTest, ValuesLandInTheirFields) {
+  report::ReportFlags flags;
+  OptionCli cli(report::ReportOptionTable(), &flags);
+  Argv args({"hwt-report", "--flame=f.svg", "--folded", "--callgraph=dot",
+             "--top", "7", "--thread", "3", "--image", "a@0", "--image", "b",
+             "-j", "2", "in.hwt"});
+  int code = -1;
+  ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+  EXPECT_EQ(flags.flame, "f.svg");
+  EXPECT_EQ(flags.folded, "-");  // bare: the shared destination
+  EXPECT_EQ(flags.callgraph, "dot");
+  EXPECT_EQ(flags.top, 7u);
+  EXPECT_EQ(flags.thread, 3u);
+  EXPECT_EQ(flags.input.images, (std::vector<std::string>{"a@0", "b"}));
+  EXPECT_EQ(flags.jobs, 2);
+  EXPECT_THAT(cli.Given(), ::testing::UnorderedElementsAre(
+                               "INPUT", "--image", "--flame", "--folded",
+                               "--callgraph", "--top", "--thread", "--jobs"));
+  // --diff takes two values; several INPUTs are all kept.
+  report::ReportFlags diff;
+  OptionCli diff_cli(report::ReportOptionTable(), &diff);
+  Argv diff_args(
+      {"hwt-report", "--diff", "a.hwtprof", "b.hwtprof", "--top", "5"});
+  ASSERT_TRUE(diff_cli.Parse(diff_args.argc(), diff_args.argv(), &code));
+  EXPECT_EQ(diff.diff, (std::vector<std::string>{"a.hwtprof", "b.hwtprof"}));
+  EXPECT_TRUE(diff.inputs.empty());
+  EXPECT_EQ(diff.top, 5u);
+  report::ReportFlags many;
+  OptionCli many_cli(report::ReportOptionTable(), &many);
+  Argv many_args({"hwt-report", "--pprof", "a.hwt", "b.hwtprof"});
+  ASSERT_TRUE(many_cli.Parse(many_args.argc(), many_args.argv(), &code));
+  EXPECT_EQ(many.inputs, (std::vector<std::string>{"a.hwt", "b.hwtprof"}));
+  EXPECT_EQ(many.exports.pprof, "-");
+}
+
+TEST(OptionCliTest, UsageErrorsExitTwoAndHelpZero) {
+  int code = -1;
+  {
+    report::ReportFlags flags;
+    OptionCli cli(report::ReportOptionTable(), &flags);
+    Argv bad({"hwt-report", "--weight", "cycles", "in.hwt"});
+    EXPECT_FALSE(cli.Parse(bad.argc(), bad.argv(), &code));
+    EXPECT_EQ(code, kExitUsage);
+  }
+  {
+    report::ReportFlags flags;
+    OptionCli cli(report::ReportOptionTable(), &flags);
+    Argv zero_jobs({"hwt-report", "-j", "0", "in.hwt"});
+    EXPECT_FALSE(cli.Parse(zero_jobs.argc(), zero_jobs.argv(), &code));
+    EXPECT_EQ(code, kExitUsage);
+  }
+  {
+    report::ReportFlags flags;
+    OptionCli cli(report::ReportOptionTable(), &flags);
+    Argv bad_decoder({"hwt-report", "--decoder", "magic", "in.hwt"});
+    EXPECT_FALSE(cli.Parse(bad_decoder.argc(), bad_decoder.argv(), &code));
+    EXPECT_EQ(code, kExitUsage);
+  }
+  {
+    report::ReportFlags flags;
+    OptionCli cli(report::ReportOptionTable(), &flags);
+    Argv help({"hwt-report", "--help"});
+    EXPECT_FALSE(cli.Parse(help.argc(), help.argv(), &code));
+    EXPECT_EQ(code, kExitOk);
+  }
+}
+
+// What a man page or a completion script would be made of: every row has
+// the parts they need.
+TEST(OptionCliTest, TablesCarryWhatDocsNeed) {
+  for (const OptionInfo* info :
+       report::OptionRows(report::ReportOptionTable())) {
+    EXPECT_FALSE(report::CanonicalName(*info).empty());
+    if (info->show_default) {
+      EXPECT_FALSE(info->default_value.empty()) << info->names;
+    }
+    // Every output is listed in an output section of --help.
+    if (info->requests != report::OutputKind::kNone) {
+      EXPECT_TRUE(info->group == "Outputs" || info->group == "Exports")
+          << info->names;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hwt::tools
