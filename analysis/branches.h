@@ -27,6 +27,26 @@ struct BranchEdge {
 // thread resumed.
 std::vector<BranchEdge> TakenBranches(const Profile& profile);
 
+// The counts AutoFDO-style profiles are made of (simpleperf inject,
+// create_llvm_prof, llvm-profgen):
+// - ranges: per unique (image, first instruction, last instruction), how
+//   often that straight-line range ran (a CoreSight block ends at every
+//   branch, taken or not, as OpenCSD's instruction ranges do);
+// - branches: per taken near branch, how often it went to each target, and
+//   how often its target is unknown (no block followed: the trace ended,
+//   lost sync or left the traced address ranges): those are edges with
+//   to_image kNoImage and to 0.
+struct RangeCount {
+  uint32_t image = kNoImage;
+  uint64_t begin = 0;  // ELF vaddr of the first instruction
+  uint64_t end = 0;    // ELF vaddr of the last instruction
+  uint64_t count = 0;
+};
+// Sorted by (image, begin, end).
+std::vector<RangeCount> RangeCounts(const Profile& profile);
+// TakenBranches plus the executions without a known target; sorted like it.
+std::vector<BranchEdge> TakenBranchCounts(const Profile& profile);
+
 }  // namespace hwt::analysis
 
 #endif  // HWT_ANALYSIS_BRANCHES_H_

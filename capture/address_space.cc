@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "capture/elf_file.h"
 #include "capture/raw_memory.h"
@@ -30,6 +32,10 @@ class TimelineBuilder {
   }
 
   absl::Status AddStaticImages() {
+    std::vector<std::string> recorded_ids;
+    for (const Record& record : capture_.records()) {
+      if (!record.build_id.empty()) recorded_ids.push_back(record.build_id);
+    }
     for (const ImageSpec& spec : capture_.options().images) {
       HWT_ASSIGN_OR_RETURN(auto raw_memory, RawMemoryOfImage(spec));
       if (raw_memory) {
@@ -38,6 +44,17 @@ class TimelineBuilder {
           HWT_RETURN_IF_ERROR(AddMemoryDump(dump, /*persistent=*/true));
         }
         continue;
+      }
+      if (!spec.has_bias && !recorded_ids.empty()) {
+        // An image a recorded mapping names by build-id serves that
+        // mapping (Capture::ResolveImage), not a second one at bias 0.
+        auto elf = ReadElfFile(spec.path);
+        if (elf.ok() && std::any_of(recorded_ids.begin(), recorded_ids.end(),
+                                    [&](const std::string& id) {
+                                      return BuildIdsMatch(id, elf->build_id);
+                                    })) {
+          continue;
+        }
       }
       HWT_ASSIGN_OR_RETURN(
           auto mapped, MapElf(spec.path, spec.path, spec.bias, /*kernel=*/false,
@@ -121,6 +138,9 @@ class TimelineBuilder {
   }
 
   absl::Status AddRecord(const Record& record) {
+    if (IsPerfRecordType(record.type) || record.pgoff.has_value()) {
+      return AddPerfRecord(record);
+    }
     // Position of this record for every buffer.
     std::vector<uint64_t> position = last_position_;
     for (const BufferPosition& p : record.positions) {
@@ -158,6 +178,7 @@ class TimelineBuilder {
       case RecordType::kThreadCreate:
       case RecordType::kThreadSetName:
       case RecordType::kBuffer:
+      default:  // perf sideband: AddPerfRecord
         break;
     }
     last_position_ = position;
@@ -165,6 +186,7 @@ class TimelineBuilder {
   }
 
   AddressSpaceTimeline Finish() {
+    WarnMissingPerfImages();
     for (uint32_t image : persistent_images_) {
       timeline_.MarkPersistent(image);
     }
@@ -236,6 +258,187 @@ class TimelineBuilder {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Linux perf sideband (docs/capture-format.md, "Records from perf.data"):
+  // positions are exact as imported (mappings early, unmappings late), and
+  // mappings are tracked per process so that an exec or exit drops only
+  // that process's images.
+  absl::Status AddPerfRecord(const Record& record) {
+    std::vector<uint64_t> position(last_position_.size(), 0);
+    const auto& buffers = capture_.manifest().buffers;
+    for (const BufferPosition& p : record.positions) {
+      for (size_t b = 0; b < buffers.size(); ++b) {
+        if (buffers[b].id == p.buffer_id) position[b] = p.offset;
+      }
+    }
+    const int32_t pid = record.pid.value_or(-1);
+    switch (record.type) {
+      case RecordType::kMmap: {
+        if (!(record.flags & kRecordFlagExecutable)) break;
+        HWT_ASSIGN_OR_RETURN(auto regions, MapPerfMmap(record));
+        for (uint32_t region : regions) {
+          if (!pid_regions_[pid].insert(region).second) continue;
+          if (perf_refs_[region]++ == 0) {
+            for (size_t b = 0; b < position.size(); ++b) {
+              Change(b, kMap, position[b], region);
+            }
+          }
+        }
+        break;
+      }
+      case RecordType::kKernel: {
+        HWT_ASSIGN_OR_RETURN(auto regions, MapPerfKernel(record));
+        MapEverywhere(regions, position);
+        break;
+      }
+      case RecordType::kComm:
+        if (record.flags & kRecordFlagExec) DropProcess(pid, position);
+        break;
+      case RecordType::kFork:
+        if (record.other_pid && *record.other_pid != pid) {
+          for (uint32_t region : pid_regions_[*record.other_pid]) {
+            if (pid_regions_[pid].insert(region).second) ++perf_refs_[region];
+          }
+        }
+        break;
+      case RecordType::kExit:
+        if (record.tid && *record.tid == pid) DropProcess(pid, position);
+        break;
+      default:
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+  void DropProcess(int32_t pid, const std::vector<uint64_t>& position) {
+    auto it = pid_regions_.find(pid);
+    if (it == pid_regions_.end()) return;
+    for (uint32_t region : it->second) {
+      if (--perf_refs_[region] > 0) continue;
+      for (size_t b = 0; b < position.size(); ++b) {
+        Change(b, kUnmap, position[b], region);
+      }
+    }
+    pid_regions_.erase(it);
+  }
+
+  // A perf MMAP/MMAP2: `addr` maps file offset `pgoff`, so the load bias is
+  // exact for the executable segment the mapping covers.
+  absl::StatusOr<std::vector<uint32_t>> MapPerfMmap(const Record& record) {
+    const ElfInfo* elf = nullptr;
+    std::string file;
+    if (!ResolvePerfImage(record, /*kernel=*/false, &file, &elf)) {
+      return std::vector<uint32_t>{};
+    }
+    const uint64_t pgoff = *record.pgoff;
+    for (const ElfSegment& seg : elf->ExecutableLoads()) {
+      if (seg.offset + std::max<uint64_t>(seg.filesz, 1) <= pgoff ||
+          seg.offset >= pgoff + std::max<uint64_t>(record.length, 1)) {
+        continue;
+      }
+      const uint64_t bias = record.addr - pgoff + seg.offset - seg.vaddr;
+      return MapElf(record.path, file, bias, false, false);
+    }
+    timeline_.AddWarning(absl::StrFormat(
+        "%s: the executable mapping 0x%x-0x%x (file offset 0x%x) covers no "
+        "executable segment of %s: nothing mapped",
+        record.path, record.addr, record.addr + record.length, pgoff, file));
+    return std::vector<uint32_t>{};
+  }
+
+  // A perf kernel map: [kernel.kallsyms] (vmlinux, found by build-id) at its
+  // run-time text address, or a kernel module.
+  absl::StatusOr<std::vector<uint32_t>> MapPerfKernel(const Record& record) {
+    const ElfInfo* elf = nullptr;
+    std::string file;
+    if (!ResolvePerfImage(record, /*kernel=*/true, &file, &elf)) {
+      return std::vector<uint32_t>{};
+    }
+    if (elf->type == kEtRel) {
+      timeline_.AddWarning(absl::StrFormat(
+          "%s: relocatable kernel modules (ET_REL) cannot be mapped from "
+          "program headers: 0x%x-0x%x cannot be decoded",
+          record.path, record.addr, record.addr + record.length));
+      return std::vector<uint32_t>{};
+    }
+    auto loads = elf->ExecutableLoads();
+    if (loads.empty()) return std::vector<uint32_t>{};
+    const uint64_t bias = record.addr - (loads.front().vaddr & ~kPageMask);
+    return MapElf(record.path, file, bias, /*kernel=*/true, false);
+  }
+
+  // Finds and reads the image of a perf map; false (with the miss reported
+  // once) when there is none or it is not a readable ELF file.
+  bool ResolvePerfImage(const Record& record, bool kernel, std::string* file,
+                        const ElfInfo** elf) {
+    std::vector<std::string> tried;
+    auto found = capture_.ResolveImage(record.path, record.build_id, &tried);
+    if (!found) {
+      WarnMissingRange(record, kernel, tried);
+      return false;
+    }
+    auto loaded = LoadElf(record.path, *found);
+    if (!loaded.ok()) {
+      if (warned_missing_.insert(*found).second) {
+        timeline_.AddWarning(
+            absl::StrFormat("%s: %s: 0x%x-0x%x cannot be decoded", record.path,
+                            loaded.status().message(), record.addr,
+                            record.addr + record.length));
+      }
+      return false;
+    }
+    *file = *found;
+    *elf = *loaded;
+    return true;
+  }
+
+  void WarnMissingRange(const Record& record, bool kernel,
+                        const std::vector<std::string>& tried) {
+    if (!warned_missing_.insert(record.path + "\n" + record.build_id).second) {
+      return;
+    }
+    std::string what = record.path;
+    if (!record.build_id.empty()) {
+      absl::StrAppend(&what, " (build-id ", record.build_id, ")");
+    }
+    absl::StrAppendFormat(&what, " at 0x%x-0x%x", record.addr,
+                          record.addr + record.length);
+    (kernel ? missing_kernel_ : missing_user_).push_back(what);
+    if (!kernel && missing_user_.size() == 1 && !tried.empty()) {
+      missing_tried_ = tried.back();
+    }
+  }
+
+  // Images of perf maps that were not found, reported once each: one line
+  // per image when there are few, else one line for all (a perf.data file
+  // maps every library of every traced process; the decode reports the
+  // addresses the trace actually needed).
+  void WarnMissingPerfImages() {
+    if (missing_user_.size() <= 3) {
+      for (const std::string& what : missing_user_) {
+        timeline_.AddWarning(absl::StrFormat(
+            "image %s not found%s: code there cannot be decoded", what,
+            missing_tried_.empty() ? "" : " (" + missing_tried_ + ")"));
+      }
+    } else {
+      timeline_.AddWarning(absl::StrFormat(
+          "%u mapped images not found (give them with --image, matched by "
+          "build-id, or --sysroot/--symfs): %s, ...: code there cannot be "
+          "decoded",
+          missing_user_.size(),
+          absl::StrJoin(missing_user_.begin(), missing_user_.begin() + 3,
+                        ", ")));
+    }
+    if (missing_kernel_.empty()) return;
+    const size_t shown = std::min<size_t>(missing_kernel_.size(), 3);
+    timeline_.AddWarning(absl::StrFormat(
+        "%u kernel image%s not found (give vmlinux or modules with --image, "
+        "matched by build-id): %s%s: kernel code there cannot be decoded",
+        missing_kernel_.size(), missing_kernel_.size() == 1 ? "" : "s",
+        absl::StrJoin(missing_kernel_.begin(), missing_kernel_.begin() + shown,
+                      ", "),
+        missing_kernel_.size() > shown ? ", ..." : ""));
   }
 
   absl::StatusOr<std::vector<uint32_t>> MapMmap(const Record& record) {
@@ -326,7 +529,14 @@ class TimelineBuilder {
       region_ids_[key] = id;
       regions.push_back(id);
     }
-    if (regions.empty()) {
+    if (regions.empty() && (*elf)->type == 1) {
+      // ET_REL (a kernel module .ko): the module loader places its sections,
+      // so there are no program headers to map it by.
+      timeline_.AddWarning(absl::StrFormat(
+          "%s: relocatable ELF (ET_REL, e.g. an unlinked kernel module) has "
+          "no PT_LOAD segments and is not supported: nothing mapped",
+          file));
+    } else if (regions.empty()) {
       timeline_.AddWarning(absl::StrFormat(
           "%s: no executable PT_LOAD segment: nothing mapped", file));
     }
@@ -410,6 +620,12 @@ class TimelineBuilder {
   std::set<std::string> warned_missing_;
   std::set<uint32_t> persistent_images_;
   bool warned_munmap_ = false;
+  // perf records: regions per process, and how many processes map each.
+  std::map<int32_t, std::set<uint32_t>> pid_regions_;
+  std::map<uint32_t, int> perf_refs_;
+  std::vector<std::string> missing_kernel_;
+  std::vector<std::string> missing_user_;
+  std::string missing_tried_;
 };
 
 }  // namespace

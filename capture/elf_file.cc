@@ -239,4 +239,16 @@ absl::StatusOr<ElfInfo> ReadElfFile(const std::string& path) {
   return ParseElf(file.bytes(), path);
 }
 
+std::string TrimBuildId(std::string_view id) {
+  while (id.size() >= 2 && id.substr(id.size() - 2) == "00") {
+    id.remove_suffix(2);
+  }
+  return std::string(id);
+}
+
+bool BuildIdsMatch(std::string_view a, std::string_view b) {
+  if (a.empty() || b.empty()) return false;
+  return TrimBuildId(a) == TrimBuildId(b);
+}
+
 }  // namespace hwt::capture

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -54,6 +55,13 @@ absl::StatusOr<ElfInfo> ReadElfFile(const std::string& path);
 bool LooksLikeElf(absl::Span<const uint8_t> bytes);
 
 const char* ElfMachineName(uint16_t machine);
+
+// Whether two GNU build-ids (lowercase hex) name the same build: equal once
+// trailing zero bytes are ignored (perf.data stores 20 bytes, padding shorter
+// ids with zeros). Empty ids match nothing.
+bool BuildIdsMatch(std::string_view a, std::string_view b);
+// `id` without trailing "00" byte pairs.
+std::string TrimBuildId(std::string_view id);
 
 }  // namespace hwt::capture
 

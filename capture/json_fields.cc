@@ -220,6 +220,31 @@ absl::Status JsonObjectReader::NonNegativeI32(std::string_view key,
   return absl::OkStatus();
 }
 
+absl::Status JsonObjectReader::I32(std::string_view key,
+                                   std::optional<int32_t>* out,
+                                   bool required) const {
+  auto found = Find(key, required);
+  if (!found.ok()) return found.status();
+  if (*found == nullptr) return absl::OkStatus();
+  const Json& value = **found;
+  if (!value.is_number_integer()) {
+    return Error(key,
+                 absl::StrCat("expected an integer, got ", JsonSnippet(value)));
+  }
+  const bool fits =
+      value.is_number_unsigned()
+          ? value.get<uint64_t>() <=
+                static_cast<uint64_t>(std::numeric_limits<int32_t>::max())
+          : value.get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
+                value.get<int64_t>() <= std::numeric_limits<int32_t>::max();
+  if (!fits) {
+    return Error(key, absl::StrCat("expected a 32-bit integer, got ",
+                                   JsonSnippet(value)));
+  }
+  *out = static_cast<int32_t>(value.get<int64_t>());
+  return absl::OkStatus();
+}
+
 absl::Status JsonObjectReader::NonNegativeI64(std::string_view key,
                                               std::optional<int64_t>* out,
                                               bool required) const {

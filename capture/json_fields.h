@@ -60,6 +60,9 @@ class JsonObjectReader {
                               bool required = false) const;
   absl::Status NonNegativeI64(std::string_view key, std::optional<int64_t>* out,
                               bool required = false) const;
+  // Any integer that fits in int32_t (perf uses pid -1 for the kernel).
+  absl::Status I32(std::string_view key, std::optional<int32_t>* out,
+                   bool required = false) const;
   absl::Status String(std::string_view key, std::string* out,
                       bool required = false) const;
   absl::Status Bool(std::string_view key, bool* out,

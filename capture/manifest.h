@@ -184,6 +184,10 @@ struct Manifest {
   std::vector<BufferInfo> buffers;
   std::vector<BundledImage> images;
   std::vector<MemoryDump> memory;
+  // Problems found when the capture was converted from another format
+  // (hwt-import of a perf.data file: truncation, lost AUX data), each naming
+  // where; readers report them as the importer did. Readers that predate it ignore it.
+  std::vector<std::string> import_problems;
 };
 
 }  // namespace hwt::capture

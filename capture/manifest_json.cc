@@ -321,6 +321,21 @@ absl::Status ReadLists(const JsonObjectReader& top, Manifest* manifest) {
           ReadMemoryDump(dump, &manifest->memory.emplace_back()));
     }
   }
+  HWT_ASSIGN_OR_RETURN(const Json* problems, top.Array("import_problems"));
+  if (problems != nullptr) {
+    if (problems->size() > kMaxImportProblems) {
+      return top.Error("import_problems",
+                       absl::StrCat("more than ", kMaxImportProblems,
+                                    " entries (", problems->size(), ")"));
+    }
+    for (size_t i = 0; i < problems->size(); ++i) {
+      if (!(*problems)[i].is_string()) {
+        return top.Error("import_problems",
+                         absl::StrCat("entry ", i, " is not a string"));
+      }
+      manifest->import_problems.push_back((*problems)[i].get<std::string>());
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -452,6 +467,9 @@ std::string ManifestToJson(const Manifest& manifest) {
     memory.push_back(std::move(m));
   }
   out["memory"] = std::move(memory);
+  if (!manifest.import_problems.empty()) {
+    out["import_problems"] = manifest.import_problems;
+  }
   return out.dump(2, ' ', /*ensure_ascii=*/false,
                   nlohmann::json::error_handler_t::replace) +
          "\n";

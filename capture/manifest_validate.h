@@ -21,6 +21,7 @@ inline constexpr size_t kMaxBuffers = 4096;
 inline constexpr size_t kMaxChunksPerBuffer = size_t{1} << 22;
 inline constexpr size_t kMaxImages = 65536;
 inline constexpr size_t kMaxMemoryDumps = 65536;
+inline constexpr size_t kMaxImportProblems = 65536;
 inline constexpr size_t kMaxCoreSightSources = 4096;
 inline constexpr size_t kMaxPathLength = 4096;
 inline constexpr uint64_t kMaxBufferSize = uint64_t{1} << 40;  // 1 TiB

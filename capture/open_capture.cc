@@ -1,6 +1,6 @@
 // OpenCapture(): recognises what the user named (bundle directory, packed
-// bundle, bare raw trace file, OpenCSD snapshot) and loads it into a Capture,
-// validating everything it reads.
+// bundle, bare raw trace file, OpenCSD snapshot, Linux perf.data) and loads
+// it into a Capture, validating everything it reads.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -16,6 +16,8 @@
 #include "capture/capture.h"
 #include "capture/manifest_json.h"
 #include "capture/opencsd_snapshot.h"
+#include "capture/perf/perf_import.h"
+#include "capture/perf/perf_tokenizer.h"
 #include "capture/raw_detect.h"
 #include "capture/records_jsonl.h"
 
@@ -44,28 +46,6 @@ absl::StatusOr<std::string> ReadBounded(const std::string& path, uint64_t limit,
                         st.st_size, limit));
   }
   return ReadFileToString(path);
-}
-
-// Fields given on the command line replace the recorded ones; the rest (e.g.
-// CPUID 0x15 when only --cpu F/M/S is given) is kept.
-CpuIdentity MergeCpu(CpuIdentity recorded, const CpuIdentity& given) {
-  if (!given.arch.empty()) recorded.arch = given.arch;
-  if (!given.vendor.empty()) recorded.vendor = given.vendor;
-  if (given.family != 0) {
-    recorded.family = given.family;
-    recorded.model = given.model;
-    recorded.stepping = given.stepping;
-  }
-  if (given.cpuid_15_eax != 0 || given.cpuid_15_ebx != 0) {
-    recorded.cpuid_15_eax = given.cpuid_15_eax;
-    recorded.cpuid_15_ebx = given.cpuid_15_ebx;
-    recorded.cpuid_15_ecx = given.cpuid_15_ecx;
-  }
-  if (given.nominal_frequency_hz != 0) {
-    recorded.nominal_frequency_hz = given.nominal_frequency_hz;
-  }
-  if (given.midr != 0) recorded.midr = given.midr;
-  return recorded;
 }
 
 // Loads the bundle whose files are below `root`. `shown_root` is how errors
@@ -100,7 +80,7 @@ absl::StatusOr<std::unique_ptr<Capture>> LoadBundle(
                      " contradicts the capture's backend ",
                      std::string(BackendName(manifest.backend))));
   }
-  if (options.cpu) options.cpu = MergeCpu(manifest.cpu, *options.cpu);
+  if (options.cpu) options.cpu = MergeCpuIdentity(manifest.cpu, *options.cpu);
   return std::make_unique<Capture>(kind, source_path, root, std::move(manifest),
                                    std::move(records), std::move(options),
                                    std::move(unpacked));
@@ -240,8 +220,12 @@ absl::StatusOr<std::unique_ptr<Capture>> OpenCapture(
     head.assign(reinterpret_cast<const char*>(file.data()),
                 std::min<size_t>(file.size(), 512));
   }
-  ArchiveKind kind = SniffArchive(absl::Span<const uint8_t>(
-      reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+  const absl::Span<const uint8_t> head_bytes(
+      reinterpret_cast<const uint8_t*>(head.data()), head.size());
+  if (perf::LooksLikePerfData(head_bytes)) {
+    return perf::OpenPerfData(path, options);
+  }
+  ArchiveKind kind = SniffArchive(head_bytes);
   if (kind != ArchiveKind::kNone) {
     if (IsTarArchive(path)) return OpenPacked(path, options);
     if (kind == ArchiveKind::kTar) {

@@ -8,7 +8,7 @@
 namespace hwt::capture {
 namespace {
 
-constexpr std::array<std::pair<RecordType, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<RecordType, std::string_view>, 17> kNames = {{
     {RecordType::kMmap, "mmap"},
     {RecordType::kMunmap, "munmap"},
     {RecordType::kExecutable, "executable"},
@@ -17,6 +17,15 @@ constexpr std::array<std::pair<RecordType, std::string_view>, 8> kNames = {{
     {RecordType::kThreadCreate, "thread_create"},
     {RecordType::kThreadSetName, "thread_set_name"},
     {RecordType::kBuffer, "buffer"},
+    {RecordType::kComm, "comm"},
+    {RecordType::kFork, "fork"},
+    {RecordType::kExit, "exit"},
+    {RecordType::kSwitch, "switch"},
+    {RecordType::kAux, "aux"},
+    {RecordType::kLost, "lost"},
+    {RecordType::kItraceStart, "itrace_start"},
+    {RecordType::kAuxtraceError, "auxtrace_error"},
+    {RecordType::kAuxOutputHwId, "aux_output_hw_id"},
 }};
 
 // Index = kernel value.
@@ -41,6 +50,8 @@ std::string_view RecordTypeName(RecordType type) {
   }
   return "unknown";
 }
+
+bool IsPerfRecordType(RecordType type) { return type >= RecordType::kComm; }
 
 std::optional<RecordType> ParseRecordTypeName(std::string_view name) {
   for (const auto& [t, n] : kNames) {

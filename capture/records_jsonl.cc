@@ -37,7 +37,7 @@ absl::Status CheckRecord(const Record& record, RecordNumbering numbering,
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": thread_id/buf_id/curpage: negative value"));
   }
-  if (!KernelValue(record.type, numbering)) {
+  if (!IsPerfRecordType(record.type) && !KernelValue(record.type, numbering)) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": type: \"", std::string(RecordTypeName(record.type)),
         "\" records do not exist in the ",
@@ -74,6 +74,52 @@ std::map<uint32_t, uint64_t> BufferSizes(const Manifest& manifest) {
     sizes[buffer.id] = buffer.size;
   }
   return sizes;
+}
+
+// The perf sideband fields (all optional).
+absl::Status ParsePerfFields(const JsonObjectReader& in, Record* record) {
+  HWT_RETURN_IF_ERROR(in.I32("pid", &record->pid));
+  HWT_RETURN_IF_ERROR(in.I32("tid", &record->tid));
+  HWT_RETURN_IF_ERROR(in.I32("cpu", &record->cpu));
+  HWT_RETURN_IF_ERROR(in.I32("other_pid", &record->other_pid));
+  HWT_RETURN_IF_ERROR(in.I32("other_tid", &record->other_tid));
+  if (in.Has("time")) {
+    uint64_t time = 0;
+    HWT_RETURN_IF_ERROR(in.U64("time", &time));
+    record->time = time;
+  }
+  if (in.Has("pgoff")) {
+    uint64_t pgoff = 0;
+    HWT_RETURN_IF_ERROR(in.U64("pgoff", &pgoff));
+    record->pgoff = pgoff;
+  }
+  HWT_RETURN_IF_ERROR(in.U64("length", &record->length));
+  HWT_RETURN_IF_ERROR(in.U64("value", &record->value));
+  HWT_RETURN_IF_ERROR(in.U32("flags", &record->flags));
+  HWT_RETURN_IF_ERROR(in.String("build_id", &record->build_id));
+  if (record->build_id.size() > 128 ||
+      record->build_id.find_first_not_of("0123456789abcdef") !=
+          std::string::npos) {
+    return in.Error("build_id", "expected lowercase hex (at most 64 bytes)");
+  }
+  return absl::OkStatus();
+}
+
+void WritePerfFields(const Record& record, Json* out) {
+  auto optional_int = [&](const char* key, const std::optional<int32_t>& v) {
+    if (v) (*out)[key] = *v;
+  };
+  optional_int("pid", record.pid);
+  optional_int("tid", record.tid);
+  optional_int("cpu", record.cpu);
+  optional_int("other_pid", record.other_pid);
+  optional_int("other_tid", record.other_tid);
+  if (record.time) (*out)["time"] = *record.time;
+  if (record.pgoff) (*out)["pgoff"] = HexString(*record.pgoff);
+  if (record.length != 0) (*out)["length"] = HexString(record.length);
+  if (record.value != 0) (*out)["value"] = record.value;
+  if (record.flags != 0) (*out)["flags"] = record.flags;
+  if (!record.build_id.empty()) (*out)["build_id"] = record.build_id;
 }
 
 absl::StatusOr<Record> ParseRecordObject(const Json& json,
@@ -134,6 +180,7 @@ absl::StatusOr<Record> ParseRecordObject(const Json& json,
   HWT_RETURN_IF_ERROR(in.NonNegativeI32("curpage", &value, is_buffer));
   record.curpage = value.value_or(0);
   HWT_RETURN_IF_ERROR(in.U64("buf_offset", &record.buf_offset, is_buffer));
+  HWT_RETURN_IF_ERROR(ParsePerfFields(in, &record));
   HWT_ASSIGN_OR_RETURN(const Json* positions, in.Array("positions"));
   if (positions != nullptr) {
     if (positions->size() > kMaxBuffers) {
@@ -177,6 +224,7 @@ std::string RecordToJsonLine(const Record& record, RecordNumbering numbering) {
     out["curpage"] = record.curpage;
     out["buf_offset"] = HexString(record.buf_offset);
   }
+  WritePerfFields(record, &out);
   Json positions = Json::array();
   for (const BufferPosition& position : record.positions) {
     Json p = Json::object();

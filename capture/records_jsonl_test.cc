@@ -100,7 +100,7 @@ TEST(RecordsJsonlTest, ErrorsNameTheLine) {
       {R"({"type":"mmap","path":"/x","addr":1e400})",
        "not valid JSON: number overflow parsing '1e400'"},
       {R"(["mmap"])", "expected a JSON object, got [\"mmap\"]"},
-      {R"({"type":"fork"})", "type: unknown record type \"fork\""},
+      {R"({"type":"sample"})", "type: unknown record type \"sample\""},
       {R"({"path":"/x"})",
        "type: missing required field (give type or kernel_type)"},
       {R"({"type":"mmap","addr":"0x1000"})", "path: missing required field"},

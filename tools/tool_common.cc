@@ -15,7 +15,8 @@ namespace hwt::tools {
 void AddInputFlags(CLI::App& app, InputFlags* flags) {
   app.add_option("INPUT", flags->input,
                  "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-                 "OpenCSD snapshot directory, or raw trace file")
+                 "OpenCSD snapshot directory, Linux perf.data file, or raw "
+                 "trace file")
       ->required();
   AddInputOptions(app, flags);
 }

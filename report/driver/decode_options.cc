@@ -45,8 +45,10 @@ OptionTable<DecodeFlags> BuildTable() {
   table.rows.push_back(
       {{.names = "INPUT",
         .kind = K::kPositional,
-        .help = "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-                "OpenCSD snapshot directory, or raw trace file",
+        .help =
+            "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
+            "OpenCSD snapshot directory, Linux perf.data file, or raw trace "
+            "file",
         .required = true},
        HWT_FIELD(input.input)});
   for (OptionRow<DecodeFlags>& row :

@@ -145,7 +145,7 @@ int RunFastCount(const Run& flags, const OpenedInput& input,
   summary.capture = input.capture.get();
   summary.streams = decoder.streams();
   summary.stats = decoder.stats();
-  summary.warnings = input.timeline.warnings();
+  summary.warnings = InputWarnings(input);
   summary.blocks_counted = false;
   summary.notes.push_back(note);
   return FinishStats(flags, summary, out);
@@ -166,7 +166,7 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
                     streams.size(), streams.size() == 1 ? "" : "s")));
   }
   const bool json = flags.format == "json";
-  std::vector<std::string> warnings = input.timeline.warnings();
+  std::vector<std::string> warnings = InputWarnings(input);
 
   if (flags.mode == Mode::kPackets) {
     PacketListing listing(capture.manifest().backend, streams.size(), &out);
@@ -246,7 +246,7 @@ int RunDecode(const DecodeFlags& flags) {
                     capture::BackendName(backend))));
   }
   if ((*input).capture->manifest().backend == capture::Backend::kSpe) {
-    return RunSpe(run, *input, *out);
+    return ImportExitCode(*input->capture, RunSpe(run, *input, *out));
   }
   if (run.mode == Mode::kRecords) {
     return Fail(kTool, absl::InvalidArgumentError(
@@ -255,7 +255,7 @@ int RunDecode(const DecodeFlags& flags) {
                                (*input).capture->manifest().backend)) +
                            " capture"));
   }
-  return RunControlFlow(run, *input, *out);
+  return ImportExitCode(*input->capture, RunControlFlow(run, *input, *out));
 }
 
 }  // namespace hwt::report

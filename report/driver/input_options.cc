@@ -15,11 +15,13 @@ const std::vector<OptionInfo>& InputOptionInfos() {
           {.names = "--image",
            .kind = OptionKind::kRepeated,
            .help = "ELF image FILE[@BIAS] mapped at load bias BIAS (0 for "
-                   "non-PIE); raw memory FILE@ADDRESS; a page cache "
-                   "STEM.addr/STEM.dump (kAFL, libxdc); repeatable"},
-          {.names = "--sysroot",
+                   "non-PIE); without @BIAS an image whose build-id a "
+                   "recorded mapping names (perf.data) serves that mapping; "
+                   "raw memory FILE@ADDRESS; a page cache STEM.addr/STEM.dump "
+                   "(kAFL, libxdc); repeatable"},
+          {.names = "--sysroot,--symfs",
            .help = "prefix for image paths recorded in the capture (like "
-                   "hwt(8) -R)"},
+                   "hwt(8) -R and perf's --symfs)"},
       };
   return *infos;
 }

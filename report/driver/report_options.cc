@@ -46,8 +46,8 @@ std::vector<OptionRow<ReportFlags>> InputRows() {
       {{.names = "INPUT",
         .kind = K::kPositional,
         .help = "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-                "OpenCSD snapshot directory, raw trace file, or saved profile "
-                "(.hwtprof); several are merged"},
+                "OpenCSD snapshot directory, Linux perf.data file, raw trace "
+                "file, or saved profile (.hwtprof); several are merged"},
        HWT_FIELD(inputs)},
   };
   for (OptionRow<ReportFlags>& row :

@@ -334,7 +334,11 @@ int Render(const RunContext& run, Subject& subject) {
   if (options.exports.any() && (rc = AddExports(s)) != kExitOk) return rc;
   rc = WriteOutputs(s.outputs, run);
   if (rc != kExitOk) return rc;
-  return DecodeExit(subject.stream_stats, options.quiet);
+  // Import problems (perf.data data loss, missing images) make it exit 1
+  // like decode errors.
+  const int code = DecodeExit(subject.stream_stats, options.quiet);
+  if (subject.capture == nullptr) return code;
+  return ImportExitCode(*subject.capture, code);
 }
 
 }  // namespace hwt::report::driver

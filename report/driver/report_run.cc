@@ -142,7 +142,7 @@ int RunCapture(const RunContext& run, const EventFilter& filter) {
   if (!input.ok()) return Fail(kTool, input.status());
   auto symbolizer = CaptureSymbolizer(options, *input);
   if (input->capture->manifest().backend == capture::Backend::kSpe) {
-    return RunSpe(run, *input, *symbolizer);
+    return ImportExitCode(*input->capture, RunSpe(run, *input, *symbolizer));
   }
   if (!options.image.empty()) {
     const int rc = CheckOnlyImage(options, input->timeline);

@@ -42,11 +42,28 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
   HWT_ASSIGN_OR_RETURN(opened.timeline,
                        capture::BuildAddressSpaceTimeline(*opened.capture));
   if (!quiet) {
+    for (const std::string& warning : opened.capture->import_warnings()) {
+      fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
+    }
     for (const std::string& warning : opened.timeline.warnings()) {
       fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
     }
   }
   return opened;
+}
+
+std::vector<std::string> InputWarnings(const OpenedInput& input) {
+  std::vector<std::string> out = input.capture->import_warnings();
+  const auto& timeline = input.timeline.warnings();
+  out.insert(out.end(), timeline.begin(), timeline.end());
+  return out;
+}
+
+int ImportExitCode(const capture::Capture& capture, int exit_code) {
+  if (exit_code == kExitOk && !capture.import_warnings().empty()) {
+    return kExitDecodeErrors;
+  }
+  return exit_code;
 }
 
 void PrintError(const std::string& tool, const std::string& message) {

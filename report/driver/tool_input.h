@@ -56,6 +56,14 @@ struct OpenedInput {
 absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
                                       const std::string& tool, bool quiet);
 
+// The input's import warnings, then its timeline's (what --stats lists).
+std::vector<std::string> InputWarnings(const OpenedInput& input);
+
+// `exit_code`, made kExitDecodeErrors when it is kExitOk but the input had
+// import problems (a perf.data file truncated or with lost data: the
+// capture's import_warnings(), which OpenInput printed).
+int ImportExitCode(const capture::Capture& capture, int exit_code);
+
 // The sizes of the capture's trace buffers, in manifest order (what the
 // progress sinks count against).
 std::vector<uint64_t> BufferSizes(const capture::Capture& capture);
