@@ -181,7 +181,10 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // autofdo 0.19 names inlined functions with bytes it misreads from DWARF
   // (empty or binary names llvm-profdata rejects): its inlined call sites
-  // are dropped before llvm-profdata reads the file.
+  // are dropped before llvm-profdata reads the file. Now and then it does
+  // the same to a whole function record (a name "\xC9" seen twice, in loaded
+  // runs; our file holds addresses only, the names are its own): such a record
+  // is dropped with its body (the program's own functions are still compared).
   std::string cleaned;
   size_t skip_deeper_than = std::string::npos;
   for (absl::string_view line : absl::StrSplit(ReadText(made), '\n')) {
@@ -189,6 +192,17 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
     const size_t indent = line.find_first_not_of(' ');
     if (indent > skip_deeper_than) continue;
     skip_deeper_than = std::string::npos;
+    if (indent == 0) {
+      const absl::string_view name = line.substr(0, line.find(':'));
+      const bool readable =
+          !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+            return c > ' ' && c < 0x7f;
+          });
+      if (!readable) {
+        skip_deeper_than = 0;
+        continue;
+      }
+    }
     const size_t colon = line.find(": ");
     if (indent > 0 && colon != absl::string_view::npos &&
         !absl::ascii_isdigit(line[colon + 2])) {
