@@ -51,7 +51,13 @@ deb=$(ls "$out"/hwt_"$version"_*.deb)
 changes=$(ls "$out"/hwt_"$version"_*.changes)
 
 echo "package: lintian $(basename "$changes")"
-lintian --fail-on error --info "$changes" | tee "$out/lintian.txt"
+# Not through a pipe: sh has no pipefail, and a pipe to tee would hide
+# lintian's exit status (an error once passed unnoticed that way).
+lintian_rc=0
+lintian --fail-on error --info "$changes" >"$out/lintian.txt" 2>&1 || lintian_rc=$?
+cat "$out/lintian.txt"
+[ "$lintian_rc" = 0 ] || {
+  echo "package.sh: lintian found errors (exit $lintian_rc; $out/lintian.txt)" >&2; exit 1; }
 
 echo "package: installing $(basename "$deb")"
 export DEBIAN_FRONTEND=noninteractive
