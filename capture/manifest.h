@@ -186,7 +186,8 @@ struct Manifest {
   std::vector<MemoryDump> memory;
   // Problems found when the capture was converted from another format
   // (hwt-import of a perf.data file: truncation, lost AUX data), each naming
-  // where; readers report them as the importer did. Readers that predate it ignore it.
+  // where; readers report them as the importer did. Readers that predate it
+  // ignore it.
   std::vector<std::string> import_problems;
 };
 
