@@ -21,6 +21,10 @@ struct BranchEdge {
   uint64_t count = 0;
 };
 
+// Whether a block that ended this way left by a taken near branch (taken
+// conditional, jump, call or return; not a far transfer).
+bool IsTakenNearBranch(BranchKind kind);
+
 // Edges of taken near branches (taken conditionals, jumps, calls,
 // returns), sorted by (from_image, from, to_image, to). Far transfers are
 // left out: with user-only tracing their successor is only where the

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/branches.h"
 #include "base/file_util.h"
 #include "report/profile/symbolized_profile.h"
 
@@ -71,20 +72,6 @@ absl::StatusOr<uint32_t> SelectExportImage(ExportInput& input,
   return *best;
 }
 
-bool IsTakenBranch(BranchKind kind) {
-  switch (kind) {
-    case BranchKind::kCondTaken:
-    case BranchKind::kJump:
-    case BranchKind::kJumpIndirect:
-    case BranchKind::kCall:
-    case BranchKind::kCallIndirect:
-    case BranchKind::kReturn:
-      return true;
-    default:
-      return false;
-  }
-}
-
 namespace {
 
 // The address right after a block's last instruction, when its expansion
@@ -115,7 +102,7 @@ ImageFlow CollectImageFlow(const analysis::Profile& profile,
     const BlockStats& to = blocks[e.to];
     if (from.image != image && to.image != image) continue;
     if (from.end == BranchKind::kReturn) after_return[e.to] += e.count;
-    if (IsTakenBranch(from.end)) {
+    if (analysis::IsTakenNearBranch(from.end)) {
       FlowBranch& b =
           branches[{from.last_vaddr, to.vaddr, from.image, to.image}];
       b.from_image = from.image;

@@ -80,9 +80,6 @@ ImageFlow CollectImageFlow(const analysis::Profile& profile,
                            const analysis::BlockExpansion& expansion,
                            uint32_t image);
 
-// Whether a block that ended this way left by a taken near branch.
-bool IsTakenBranch(hwt::BranchKind kind);
-
 }  // namespace hwt::report
 
 #endif  // HWT_REPORT_EXPORT_CONTROL_FLOW_H_
