@@ -32,15 +32,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using testing::RunCommand;
+using testing::ReadTextOrFail;
+using testing::RunTool;
 using testing::SourceDir;
 using testing::ToolPath;
-
-std::string Read(const std::string& path) {
-  auto text = ReadFileToString(path);
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.ok() ? *text : "";
-}
 
 // The file's text so far ("" while it does not exist yet).
 std::string ReadSoFar(const std::string& path) {
@@ -48,19 +43,12 @@ std::string ReadSoFar(const std::string& path) {
   return text.ok() ? *text : "";
 }
 
-testing::CommandResult Tool(const std::string& tool,
-                            std::vector<std::string> args,
-                            int timeout_s = 300) {
-  std::vector<std::string> argv = {ToolPath(tool)};
-  for (auto& arg : args) argv.push_back(std::move(arg));
-  return RunCommand(argv, timeout_s);
-}
-
 // The rows of OUT/summary.json by name, without their timings.
 std::map<std::string, nlohmann::json> Rows(const fs::path& out) {
   std::map<std::string, nlohmann::json> rows;
-  auto json = nlohmann::json::parse(Read(out / "summary.json"), nullptr,
-                                    /*allow_exceptions=*/false);
+  auto json =
+      nlohmann::json::parse(ReadTextOrFail(out / "summary.json"), nullptr,
+                            /*allow_exceptions=*/false);
   EXPECT_FALSE(json.is_discarded()) << out;
   if (json.is_discarded()) return rows;
   for (auto row : json["rows"]) {
@@ -109,22 +97,23 @@ class HwtBatchSlurmTest : public ::testing::Test {
 
 TEST_F(HwtBatchSlurmTest, JobArrayGivesWhatALocalRunGives) {
   const fs::path local = dir_ / "local", remote = dir_ / "remote";
-  auto run = Tool("hwt-batch", {"run", "-q", "-o", local, caps_});
+  auto run = RunTool("hwt-batch", {"run", "-q", "-o", local, caps_});
   ASSERT_EQ(run.exit_code, 1) << run.err;  // the broken capture
 
-  auto slurm = Tool("hwt-batch",
-                    {"slurm", "-q", "-o", remote, "--shards", "3",
-                     "--partition", slurm_->partition(), "--time=10", caps_},
-                    240);
+  auto slurm = RunTool("hwt-batch",
+                       {"slurm", "-q", "-o", remote, "--shards", "3",
+                        "--partition", slurm_->partition(), "--time=10", caps_},
+                       240);
   ASSERT_EQ(slurm.exit_code, 1) << slurm.out << slurm.err << slurm_->Logs();
   EXPECT_THAT(slurm.out, HasSubstr("4 captures: 3 ok, 0 with decode errors, "
                                    "1 failed"));
   EXPECT_THAT(slurm.out, HasSubstr("failed: broken: "));
 
-  EXPECT_EQ(Read(remote / "merged.hwtprof"), Read(local / "merged.hwtprof"));
+  EXPECT_EQ(ReadTextOrFail(remote / "merged.hwtprof"),
+            ReadTextOrFail(local / "merged.hwtprof"));
   for (const char* report : {"--folded", "--top=20", "--callgraph"}) {
-    auto a = Tool("hwt-report", {report, local / "merged.hwtprof"});
-    auto b = Tool("hwt-report", {report, remote / "merged.hwtprof"});
+    auto a = RunTool("hwt-report", {report, local / "merged.hwtprof"});
+    auto b = RunTool("hwt-report", {report, remote / "merged.hwtprof"});
     EXPECT_EQ(a.exit_code, 0) << a.err;
     EXPECT_FALSE(a.out.empty()) << report;
     EXPECT_EQ(a.out, b.out) << report;
@@ -133,8 +122,9 @@ TEST_F(HwtBatchSlurmTest, JobArrayGivesWhatALocalRunGives) {
   EXPECT_EQ(local_rows.size(), 4u);
   EXPECT_EQ(local_rows, remote_rows);
   for (const char* name : {"x/counted", "y/counted", "demo"}) {
-    EXPECT_EQ(Read(remote / "profiles" / (std::string(name) + ".hwtprof")),
-              Read(local / "profiles" / (std::string(name) + ".hwtprof")))
+    EXPECT_EQ(
+        ReadTextOrFail(remote / "profiles" / (std::string(name) + ".hwtprof")),
+        ReadTextOrFail(local / "profiles" / (std::string(name) + ".hwtprof")))
         << name;
   }
 
@@ -143,7 +133,8 @@ TEST_F(HwtBatchSlurmTest, JobArrayGivesWhatALocalRunGives) {
   struct stat st;
   ASSERT_EQ(stat((remote / "slurm/job.sh").c_str(), &st), 0);
   EXPECT_TRUE(st.st_mode & S_IXUSR);
-  EXPECT_THAT(Read(remote / "slurm/job.sh"), HasSubstr("--shard \"$shard/3\""));
+  EXPECT_THAT(ReadTextOrFail(remote / "slurm/job.sh"),
+              HasSubstr("--shard \"$shard/3\""));
   EXPECT_TRUE(fs::exists(remote / "slurm/inputs.list"));
   int failing_shards = 0;
   for (int i = 0; i < 3; ++i) {
@@ -151,17 +142,18 @@ TEST_F(HwtBatchSlurmTest, JobArrayGivesWhatALocalRunGives) {
     EXPECT_TRUE(fs::exists(shard / ("shard-" + std::to_string(i) + ".log")))
         << i;
     const std::string exit_status =
-        Read(shard / ("shard-" + std::to_string(i) + ".exit"));
+        ReadTextOrFail(shard / ("shard-" + std::to_string(i) + ".exit"));
     EXPECT_THAT(exit_status, ::testing::AnyOf("0\n", "1\n")) << i;
     failing_shards += exit_status == "1\n";
   }
   EXPECT_EQ(failing_shards, 1);
 
   // Run again: every capture is in OUTDIR, the shards skip them all.
-  auto again = Tool("hwt-batch",
-                    {"slurm", "-q", "-o", remote, "--shards", "3", caps_}, 240);
+  auto again = RunTool(
+      "hwt-batch", {"slurm", "-q", "-o", remote, "--shards", "3", caps_}, 240);
   EXPECT_EQ(again.exit_code, 1) << again.err;
-  EXPECT_EQ(Read(remote / "merged.hwtprof"), Read(local / "merged.hwtprof"));
+  EXPECT_EQ(ReadTextOrFail(remote / "merged.hwtprof"),
+            ReadTextOrFail(local / "merged.hwtprof"));
 }
 
 // Starts argv with stderr into `err_path`; returns its pid.
@@ -199,13 +191,13 @@ TEST_F(HwtBatchSlurmTest, InterruptCancelsTheJob) {
   }
   auto queued = slurm_->Queue();
   ASSERT_TRUE(queued.ok()) << queued.status();
-  EXPECT_FALSE(queued->empty()) << Read(err_path);
+  EXPECT_FALSE(queued->empty()) << ReadTextOrFail(err_path);
   kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130) << Read(err_path);
-  EXPECT_THAT(Read(err_path), HasSubstr("cancelled job"));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << ReadTextOrFail(err_path);
+  EXPECT_THAT(ReadTextOrFail(err_path), HasSubstr("cancelled job"));
   bool empty = false;
   for (int i = 0; i < 100 && !empty; ++i) {
     auto q = slurm_->Queue();

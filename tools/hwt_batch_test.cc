@@ -28,25 +28,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using testing::RunCommand;
+using testing::ReadTextOrFail;
+using testing::RunTool;
 using testing::SourceDir;
-using testing::ToolPath;
 
 std::string Testdata(const std::string& name) {
   return SourceDir() + "/testdata/" + name;
-}
-
-std::string Read(const std::string& path) {
-  auto text = ReadFileToString(path);
-  EXPECT_TRUE(text.ok()) << text.status();
-  return text.ok() ? *text : "";
-}
-
-testing::CommandResult Tool(const std::string& tool,
-                            std::vector<std::string> args) {
-  std::vector<std::string> argv = {ToolPath(tool)};
-  for (auto& arg : args) argv.push_back(std::move(arg));
-  return RunCommand(argv);
 }
 
 // "stack count" lines as stack -> count, summed over the texts.
@@ -65,7 +52,7 @@ std::map<std::string, int64_t> Folded(const std::vector<std::string>& texts) {
 }
 
 std::string FoldedOf(const std::string& profile) {
-  auto result = Tool("hwt-report", {"--folded", profile});
+  auto result = RunTool("hwt-report", {"--folded", profile});
   EXPECT_EQ(result.exit_code, 0) << profile << ": " << result.err;
   return result.out;
 }
@@ -95,7 +82,7 @@ class HwtBatchTest : public ::testing::Test {
   // The rows of OUT/summary.json by name.
   std::map<std::string, nlohmann::json> Rows(const fs::path& out) {
     std::map<std::string, nlohmann::json> rows;
-    auto json = nlohmann::json::parse(Read(out / "summary.json"));
+    auto json = nlohmann::json::parse(ReadTextOrFail(out / "summary.json"));
     for (const auto& row : json["rows"]) {
       rows[row["name"].get<std::string>()] = row;
     }
@@ -108,7 +95,7 @@ class HwtBatchTest : public ::testing::Test {
 
 TEST_F(HwtBatchTest, SummaryMergedProfileAndExitStatus) {
   const fs::path out = dir_ / "out";
-  auto run = Tool("hwt-batch", {"run", "-q", "-o", out, caps_});
+  auto run = RunTool("hwt-batch", {"run", "-q", "-o", out, caps_});
   EXPECT_EQ(run.exit_code, 1) << run.err;  // one capture failed
   EXPECT_THAT(run.out, HasSubstr("4 captures: 3 ok, 0 with decode errors, "
                                  "1 failed"));
@@ -132,7 +119,7 @@ TEST_F(HwtBatchTest, SummaryMergedProfileAndExitStatus) {
     EXPECT_EQ(row["top_function"], "_start");  // 24 of 79
   }
   EXPECT_EQ(rows["demo"]["status"], "ok");
-  const std::string csv = Read(out / "summary.csv");
+  const std::string csv = ReadTextOrFail(out / "summary.csv");
   EXPECT_THAT(csv, HasSubstr("name,path,backend,status,error,trace_bytes,"
                              "bytes_lost,instructions,errors,wall_s,"
                              "top_function"));
@@ -140,7 +127,8 @@ TEST_F(HwtBatchTest, SummaryMergedProfileAndExitStatus) {
 
   // Per-capture profiles: each the capture's folded stacks (the golden);
   // the merged one their sum.
-  const std::string golden = Read(Testdata("decode/counted.report.folded"));
+  const std::string golden =
+      ReadTextOrFail(Testdata("decode/counted.report.folded"));
   EXPECT_EQ(FoldedOf(out / "profiles/x/counted.hwtprof"), golden);
   EXPECT_EQ(FoldedOf(out / "profiles/y/counted.hwtprof"), golden);
   EXPECT_FALSE(fs::exists(out / "profiles/broken.hwtprof"));
@@ -157,12 +145,12 @@ TEST_F(HwtBatchTest, SummaryMergedProfileAndExitStatus) {
   const std::string b = out / "profiles/y/counted.hwtprof";
   const std::string c = out / "profiles/demo.hwtprof";
   const std::string m1 = dir_ / "m1.hwtprof", m2 = dir_ / "m2.hwtprof";
-  ASSERT_EQ(Tool("hwt-batch", {"merge", "-o", m1, a, b, c}).exit_code, 0);
-  ASSERT_EQ(Tool("hwt-batch", {"merge", "-o", m2, c, b, a}).exit_code, 0);
+  ASSERT_EQ(RunTool("hwt-batch", {"merge", "-o", m1, a, b, c}).exit_code, 0);
+  ASSERT_EQ(RunTool("hwt-batch", {"merge", "-o", m2, c, b, a}).exit_code, 0);
   EXPECT_EQ(FoldedOf(m1), FoldedOf(out / "merged.hwtprof"));
   EXPECT_EQ(FoldedOf(m2), FoldedOf(m1));
-  auto top1 = Tool("hwt-report", {"--top", "10", m1});
-  auto top2 = Tool("hwt-report", {"--top", "10", out / "merged.hwtprof"});
+  auto top1 = RunTool("hwt-report", {"--top", "10", m1});
+  auto top2 = RunTool("hwt-report", {"--top", "10", out / "merged.hwtprof"});
   EXPECT_EQ(top1.out, top2.out);
 }
 
@@ -171,8 +159,8 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
   fs::remove_all(caps_ / "broken.hwt");
   // 1 ms cannot hold a worker's start (it maps libLLVM) and the demo's
   // 142,742 instructions: the capture times out, nothing of it is kept.
-  auto timed = Tool("hwt-batch", {"run", "-q", "-j", "1", "-o", out,
-                                  "--timeout", "0.001", caps_ / "demo.hwt"});
+  auto timed = RunTool("hwt-batch", {"run", "-q", "-j", "1", "-o", out,
+                                     "--timeout", "0.001", caps_ / "demo.hwt"});
   EXPECT_EQ(timed.exit_code, 1);
   auto rows = Rows(out);
   ASSERT_EQ(rows.size(), 1u);
@@ -181,7 +169,7 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
   EXPECT_FALSE(fs::exists(out / "profiles/demo.hwtprof"));
 
   // Again without the limit: the failed ones are run, all ok.
-  auto again = Tool("hwt-batch", {"run", "-q", "-o", out, caps_});
+  auto again = RunTool("hwt-batch", {"run", "-q", "-o", out, caps_});
   EXPECT_EQ(again.exit_code, 0) << again.err;
   rows = Rows(out);
   for (auto& [name, row] : rows) {
@@ -191,7 +179,7 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
   const auto before = fs::last_write_time(out / "profiles/demo.hwtprof");
 
   // A third time: nothing to do, the profiles are kept as they are.
-  auto third = Tool("hwt-batch", {"run", "-q", "-o", out, caps_});
+  auto third = RunTool("hwt-batch", {"run", "-q", "-o", out, caps_});
   EXPECT_EQ(third.exit_code, 0) << third.err;
   for (auto& [name, row] : Rows(out)) EXPECT_EQ(row["resumed"], true) << name;
   EXPECT_EQ(fs::last_write_time(out / "profiles/demo.hwtprof"), before);
@@ -210,7 +198,7 @@ TEST_F(HwtBatchTest, GroupByLabelMergesEachValue) {
       {"x/counted.hwt", "a"}, {"y/counted.hwt", "b"}, {"z/counted.hwt", "a"}};
   for (const auto& [capture, value] : suite) {
     const fs::path manifest = caps_ / capture / "manifest.json";
-    auto json = nlohmann::json::parse(Read(manifest));
+    auto json = nlohmann::json::parse(ReadTextOrFail(manifest));
     json["version"] = "1.1";
     json["labels"] = {{"suite", value}};
     ASSERT_TRUE(WriteFileAtomically(manifest, json.dump(2)).ok());
@@ -218,8 +206,8 @@ TEST_F(HwtBatchTest, GroupByLabelMergesEachValue) {
   fs::remove_all(caps_ / "broken.hwt");
   fs::remove(caps_ / "demo.hwt");
   const fs::path out = dir_ / "out";
-  auto run =
-      Tool("hwt-batch", {"run", "-q", "-o", out, "--group-by", "suite", caps_});
+  auto run = RunTool("hwt-batch",
+                     {"run", "-q", "-o", out, "--group-by", "suite", caps_});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(Folded({FoldedOf(out / "groups/a.hwtprof")}),
             Folded({FoldedOf(out / "profiles/x/counted.hwtprof"),
@@ -232,16 +220,18 @@ TEST_F(HwtBatchTest, GroupByLabelMergesEachValue) {
 
 TEST_F(HwtBatchTest, ShardsThenMergeOnlyEqualOneRun) {
   const fs::path whole = dir_ / "whole", sharded = dir_ / "sharded";
-  EXPECT_EQ(Tool("hwt-batch", {"run", "-q", "-o", whole, caps_}).exit_code, 1);
+  EXPECT_EQ(RunTool("hwt-batch", {"run", "-q", "-o", whole, caps_}).exit_code,
+            1);
   for (const char* shard : {"0/2", "1/2"}) {
-    auto run = Tool("hwt-batch",
-                    {"run", "-q", "-o", sharded, "--shard", shard, caps_});
+    auto run = RunTool("hwt-batch",
+                       {"run", "-q", "-o", sharded, "--shard", shard, caps_});
     EXPECT_LE(run.exit_code, 1) << shard << ": " << run.err;
   }
   auto rest =
-      Tool("hwt-batch", {"run", "-q", "-o", sharded, "--merge-only", caps_});
+      RunTool("hwt-batch", {"run", "-q", "-o", sharded, "--merge-only", caps_});
   EXPECT_EQ(rest.exit_code, 1) << rest.err;  // the broken capture
-  EXPECT_EQ(Read(sharded / "merged.hwtprof"), Read(whole / "merged.hwtprof"));
+  EXPECT_EQ(ReadTextOrFail(sharded / "merged.hwtprof"),
+            ReadTextOrFail(whole / "merged.hwtprof"));
   auto a = Rows(whole), b = Rows(sharded);
   ASSERT_EQ(a.size(), b.size());
   for (auto& [name, row] : a) {
@@ -251,52 +241,53 @@ TEST_F(HwtBatchTest, ShardsThenMergeOnlyEqualOneRun) {
     }
   }
   auto bad =
-      Tool("hwt-batch", {"run", "-o", dir_ / "x", "--shard", "2/2", caps_});
+      RunTool("hwt-batch", {"run", "-o", dir_ / "x", "--shard", "2/2", caps_});
   EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST_F(HwtBatchTest, DiffAndTheRegressionGate) {
   const fs::path one = dir_ / "one", two = dir_ / "two";
-  ASSERT_EQ(Tool("hwt-batch", {"run", "-q", "-o", one, caps_ / "x"}).exit_code,
-            0);
   ASSERT_EQ(
-      Tool("hwt-batch", {"run", "-q", "-o", two, caps_ / "x", caps_ / "y"})
+      RunTool("hwt-batch", {"run", "-q", "-o", one, caps_ / "x"}).exit_code, 0);
+  ASSERT_EQ(
+      RunTool("hwt-batch", {"run", "-q", "-o", two, caps_ / "x", caps_ / "y"})
           .exit_code,
       0);
   // The same program twice: no share changed, every count doubled.
-  auto shares = Tool("hwt-batch", {"diff", one, two, "--fail-above", "0.1"});
+  auto shares = RunTool("hwt-batch", {"diff", one, two, "--fail-above", "0.1"});
   EXPECT_EQ(shares.exit_code, 0) << shares.out << shares.err;
   auto absolute =
-      Tool("hwt-batch", {"diff", "--absolute", "--format", "json", one, two,
-                         "--fail-above", "50", "--function", "^leaf$"});
+      RunTool("hwt-batch", {"diff", "--absolute", "--format", "json", one, two,
+                            "--fail-above", "50", "--function", "^leaf$"});
   EXPECT_EQ(absolute.exit_code, 1) << absolute.out << absolute.err;
   auto json = nlohmann::json::parse(absolute.out, nullptr, false);
   ASSERT_FALSE(json.is_discarded()) << absolute.out;
   EXPECT_THAT(absolute.out, HasSubstr("leaf"));
-  auto gate = Tool("hwt-batch",
-                   {"diff", "--absolute", one, two, "--fail-above", "101"});
+  auto gate = RunTool("hwt-batch",
+                      {"diff", "--absolute", one, two, "--fail-above", "101"});
   EXPECT_EQ(gate.exit_code, 0) << gate.out << gate.err;  // +100%, not more
 }
 
 TEST_F(HwtBatchTest, BadUsageAndUnwritableOutputs) {
-  auto none = Tool("hwt-batch", {"run", "-o", dir_ / "out"});
+  auto none = RunTool("hwt-batch", {"run", "-o", dir_ / "out"});
   EXPECT_EQ(none.exit_code, 2);
   auto missing =
-      Tool("hwt-batch", {"run", "-o", dir_ / "out", dir_ / "no-such-dir"});
+      RunTool("hwt-batch", {"run", "-o", dir_ / "out", dir_ / "no-such-dir"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("no-such-dir"));
   EXPECT_FALSE(fs::exists(dir_ / "out/merged.hwtprof"));
 
   // OUTDIR is a file: exit 3, the file untouched.
   ASSERT_TRUE(WriteFileAtomically(dir_ / "file", "keep\n").ok());
-  auto blocked = Tool("hwt-batch", {"run", "-o", dir_ / "file", caps_ / "x"});
+  auto blocked =
+      RunTool("hwt-batch", {"run", "-o", dir_ / "file", caps_ / "x"});
   EXPECT_EQ(blocked.exit_code, 3) << blocked.err;
-  EXPECT_EQ(Read(dir_ / "file"), "keep\n");
+  EXPECT_EQ(ReadTextOrFail(dir_ / "file"), "keep\n");
 
   // A profile that is not one: merge refuses it, writes nothing.
   ASSERT_TRUE(WriteFileAtomically(dir_ / "bad.hwtprof", "junk").ok());
-  auto merge = Tool("hwt-batch",
-                    {"merge", "-o", dir_ / "m.hwtprof", dir_ / "bad.hwtprof"});
+  auto merge = RunTool(
+      "hwt-batch", {"merge", "-o", dir_ / "m.hwtprof", dir_ / "bad.hwtprof"});
   EXPECT_EQ(merge.exit_code, 2);
   EXPECT_THAT(merge.err, HasSubstr("bad.hwtprof"));
   EXPECT_FALSE(fs::exists(dir_ / "m.hwtprof"));

@@ -249,6 +249,19 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   return result;
 }
 
+CommandResult RunTool(const std::string& tool, std::vector<std::string> args,
+                      int timeout_seconds) {
+  std::vector<std::string> argv = {ToolPath(tool)};
+  for (std::string& arg : args) argv.push_back(std::move(arg));
+  return RunCommand(argv, timeout_seconds);
+}
+
+std::string ReadTextOrFail(const std::string& path) {
+  auto text = ReadFileToString(path);
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
 // --- Running code in a child process ---------------------------------------
 
 bool RunsInChild(const std::function<int()>& fn, int seconds) {

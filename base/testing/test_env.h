@@ -65,6 +65,14 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          int timeout_seconds = 300);
 
+// Runs the hwt tool `tool` (ToolPath) with `args`, as RunCommand does.
+CommandResult RunTool(const std::string& tool, std::vector<std::string> args,
+                      int timeout_seconds = 300);
+
+// The text of the file at `path`; a failed expectation naming the problem
+// (and "") when it cannot be read.
+std::string ReadTextOrFail(const std::string& path);
+
 // --- Running code in a child process ---------------------------------------
 
 // Runs `fn` in a forked child process, so that code which may hang or crash
