@@ -35,11 +35,7 @@ class CaptureHostileTest : public ::testing::Test {
     ASSERT_TRUE(dir.ok());
     dir_ = std::make_unique<TempDir>(std::move(*dir));
     // Packed bundles unpack below $TMPDIR: a private one shows leftovers.
-    const char* old = getenv("TMPDIR");
-    old_tmpdir_ = old != nullptr ? old : "";
-    tmp_ = dir_->path() + "/tmp";
-    std::filesystem::create_directories(tmp_);
-    setenv("TMPDIR", tmp_.c_str(), 1);
+    tmp_ = std::make_unique<PrivateTmpDir>(dir_->path());
 
     recorder::PtEncoderOptions options;
     options.psb_period = 512;
@@ -49,13 +45,6 @@ class CaptureHostileTest : public ::testing::Test {
     auto manifest = ReadFileToString(bundle_ + "/manifest.json");
     ASSERT_TRUE(manifest.ok());
     manifest_ = Json::parse(*manifest);
-  }
-  void TearDown() override {
-    if (old_tmpdir_.empty()) {
-      unsetenv("TMPDIR");
-    } else {
-      setenv("TMPDIR", old_tmpdir_.c_str(), 1);
-    }
   }
 
   // A copy of the good bundle with `manifest` as its manifest.json.
@@ -76,13 +65,12 @@ class CaptureHostileTest : public ::testing::Test {
   }
 
   void ExpectNothingLeftInTmp(const std::string& what) {
-    EXPECT_TRUE(ListTree(tmp_).empty())
-        << what << ": left in $TMPDIR: " << *ListTree(tmp_).begin();
+    EXPECT_TRUE(ListTree(tmp_->path()).empty())
+        << what << ": left in $TMPDIR: " << *ListTree(tmp_->path()).begin();
   }
 
   std::unique_ptr<TempDir> dir_;
-  std::string tmp_;
-  std::string old_tmpdir_;
+  std::unique_ptr<PrivateTmpDir> tmp_;
   std::unique_ptr<PtCase> case_;
   std::string bundle_;
   Json manifest_;

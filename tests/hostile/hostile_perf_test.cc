@@ -23,6 +23,7 @@
 #include "capture/perf/perf_tokenizer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/hostile/testing/hostile_inputs.h"
 
 namespace hwt::hostile {
 namespace {
@@ -62,19 +63,8 @@ class PerfHostileTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>(std::move(*dir));
     // The importer writes its buffers below $TMPDIR: a private one shows
     // leftovers.
-    const char* old = getenv("TMPDIR");
-    old_tmpdir_ = old != nullptr ? old : "";
-    tmp_ = dir_->path() + "/tmp";
-    std::filesystem::create_directories(tmp_);
-    setenv("TMPDIR", tmp_.c_str(), 1);
+    tmp_ = std::make_unique<PrivateTmpDir>(dir_->path());
     input_ = dir_->path() + "/hostile.data";
-  }
-  void TearDown() override {
-    if (old_tmpdir_.empty()) {
-      unsetenv("TMPDIR");
-    } else {
-      setenv("TMPDIR", old_tmpdir_.c_str(), 1);
-    }
   }
 
   // Opens `bytes` as a tool does (images looked up below an empty sysroot,
@@ -117,7 +107,8 @@ class PerfHostileTest : public ::testing::Test {
         }
       }
     }
-    if (!std::filesystem::is_empty(tmp_)) problem += " (temporary files left)";
+    if (!std::filesystem::is_empty(tmp_->path()))
+      problem += " (temporary files left)";
     return problem;
   }
 
@@ -154,8 +145,7 @@ class PerfHostileTest : public ::testing::Test {
   }
 
   std::unique_ptr<TempDir> dir_;
-  std::string tmp_;
-  std::string old_tmpdir_;
+  std::unique_ptr<PrivateTmpDir> tmp_;
   std::string input_;
 };
 
@@ -282,7 +272,7 @@ TEST_F(PerfHostileTest, ToolsExitTwoNamingTheFileAndOffset) {
       EXPECT_FALSE(std::filesystem::exists(dir_->path() + "/out.hwt"));
     }
   }
-  EXPECT_TRUE(std::filesystem::is_empty(tmp_));
+  EXPECT_TRUE(std::filesystem::is_empty(tmp_->path()));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "tests/hostile/testing/hostile_inputs.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "absl/strings/str_format.h"
@@ -181,6 +182,21 @@ void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
     for (const Event& e : events) {
       EXPECT_LE(e.offset, size) << what << ": " << DescribeEvent(e);
     }
+  }
+}
+
+PrivateTmpDir::PrivateTmpDir(const std::string& parent)
+    : path_(parent + "/tmp") {
+  if (const char* old = getenv("TMPDIR")) old_ = old;
+  std::filesystem::create_directories(path_);
+  setenv("TMPDIR", path_.c_str(), 1);
+}
+
+PrivateTmpDir::~PrivateTmpDir() {
+  if (old_) {
+    setenv("TMPDIR", old_->c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,6 +80,22 @@ void ExpectAccounted(const Decoded& decoded, uint64_t size, bool deformatted,
 void ExpectFastCountAgrees(const capture::Capture& capture,
                            const capture::AddressSpaceTimeline& timeline,
                            const Decoded& full, const std::string& what);
+
+// $TMPDIR pointed at a fresh `parent`/tmp for the object's lifetime (and
+// restored after), so a test sees what readers leave behind there (packed
+// bundles and perf.data imports unpack below $TMPDIR).
+class PrivateTmpDir {
+ public:
+  explicit PrivateTmpDir(const std::string& parent);
+  ~PrivateTmpDir();
+  PrivateTmpDir(const PrivateTmpDir&) = delete;
+  PrivateTmpDir& operator=(const PrivateTmpDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::optional<std::string> old_;
+};
 
 // Every path below `dir` (relative), for before/after comparisons.
 std::set<std::string> ListTree(const std::string& dir);
