@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "capture/address_space.h"
 #include "capture/bundle_archive.h"
 #include "capture/capture.h"
+#include "fuzz/capture_checks.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {
@@ -183,25 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     hwt::capture::InputOptions options;
     options.sysroot = *g_box;
-    auto capture = hwt::capture::OpenCapture(*g_input, options);
-    if (capture.ok()) {
-      const auto& manifest = (*capture)->manifest();
-      for (size_t b = 0; b < manifest.buffers.size(); ++b) {
-        auto file = (*capture)->MapBuffer(b);
-        if (file.ok() &&
-            (*capture)->kind() != hwt::capture::InputKind::kRawFile &&
-            file->size() != manifest.buffers[b].size) {
-          Fail(absl::StrFormat("buffer %d: %u bytes, the manifest says %u", b,
-                               file->size(), manifest.buffers[b].size));
-        }
-      }
-      auto timeline = hwt::capture::BuildAddressSpaceTimeline(**capture);
-      (void)timeline;
-    } else {
-      HWT_FUZZ_CHECK(hwt::fuzz::Contains(capture.status().message(), *g_input),
-                     "OpenCapture error does not name the archive: " +
-                         capture.status().ToString());
-    }
+    hwt::fuzz::CheckOpensAsATool(*g_input, options, "archive");
   }
   if (!ListDir(*g_tmp).empty()) {
     Fail("temporary files left behind: " + ListDir(*g_tmp)[0]);

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "capture/address_space.h"
 #include "capture/capture.h"
 #include "capture/perf/perf_format.h"
 #include "capture/testing/perf_data_writer.h"
+#include "fuzz/capture_checks.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {
@@ -98,24 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     hwt::capture::InputOptions options;
     options.sysroot = *g_sysroot;
-    auto capture = hwt::capture::OpenCapture(*g_input, options);
-    if (capture.ok()) {
-      const auto& manifest = (*capture)->manifest();
-      const bool raw = (*capture)->kind() == hwt::capture::InputKind::kRawFile;
-      for (size_t b = 0; b < manifest.buffers.size(); ++b) {
-        auto file = (*capture)->MapBuffer(b);
-        if (file.ok() && !raw && file->size() != manifest.buffers[b].size) {
-          Fail(absl::StrFormat("buffer %d: %u bytes, the manifest says %u", b,
-                               file->size(), manifest.buffers[b].size));
-        }
-      }
-      auto timeline = hwt::capture::BuildAddressSpaceTimeline(**capture);
-      (void)timeline;
-    } else {
-      HWT_FUZZ_CHECK(hwt::fuzz::Contains(capture.status().message(), *g_input),
-                     "OpenCapture error does not name the file: " +
-                         capture.status().ToString());
-    }
+    hwt::fuzz::CheckOpensAsATool(*g_input, options, "file");
   }
   if (!EmptyDir(*g_tmp)) Fail("the import left temporary files behind");
   return 0;
