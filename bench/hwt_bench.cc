@@ -270,23 +270,31 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     }
   }
   if (!Wanted(settings, "folded") || input.resolver == nullptr) return;
-  std::string folded_jobs1;
-  for (int j : {1, jobs}) {
-    const std::string name = absl::StrFormat("report --folded, jobs %d", j);
+  // hwt-report --folded with `workers` and `engine`: its measurement, and
+  // the folded stacks in `folded`.
+  auto measure_folded = [&](int workers, DecoderEngine engine,
+                            std::string* folded) {
     analysis::CaptureProfileOptions options;
-    options.jobs = j;
+    options.jobs = workers;
     options.hot_paths = false;  // as hwt-report --folded
-    std::string folded;
-    const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+    options.engine = engine;
+    return Measure(settings.reps, [&]() -> std::optional<uint64_t> {
       auto result = ProfileFolded(*input.capture, *input.timeline,
                                   *input.resolver, input.namer, options);
       if (!result.ok()) {
         Fail(std::string(result.status().message()));
         return std::nullopt;
       }
-      folded = std::move(result->folded);
+      *folded = std::move(result->folded);
       return result->instructions;
     });
+  };
+  const DecoderEngine default_engine = analysis::CaptureProfileOptions().engine;
+  std::string folded_jobs1;
+  for (int j : {1, jobs}) {
+    const std::string name = absl::StrFormat("report --folded, jobs %d", j);
+    std::string folded;
+    const auto m = measure_folded(j, default_engine, &folded);
     if (!m) continue;
     PrintRow(name, *m, bytes, baseline->wall);
     check_count(name, m->instructions);
@@ -317,21 +325,8 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   }
   // The same with the libipt engine (hwt-report --decoder libipt): the fast
   // engine's reference, which must give the same folded stacks.
-  analysis::CaptureProfileOptions options;
-  options.jobs = 1;
-  options.hot_paths = false;
-  options.engine = DecoderEngine::kLibipt;
   std::string folded;
-  const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
-    auto result = ProfileFolded(*input.capture, *input.timeline,
-                                *input.resolver, input.namer, options);
-    if (!result.ok()) {
-      Fail(std::string(result.status().message()));
-      return std::nullopt;
-    }
-    folded = std::move(result->folded);
-    return result->instructions;
-  });
+  const auto m = measure_folded(1, DecoderEngine::kLibipt, &folded);
   if (!m) return;
   PrintRow("report --folded, jobs 1, --decoder libipt", *m, bytes,
            baseline->wall);
