@@ -13,11 +13,7 @@
 namespace hwt::tools {
 
 void AddInputFlags(CLI::App& app, InputFlags* flags) {
-  app.add_option("INPUT", flags->input,
-                 "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-                 "OpenCSD snapshot directory, Linux perf.data file, or raw "
-                 "trace file")
-      ->required();
+  app.add_option("INPUT", flags->input, report::kCaptureInputHelp)->required();
   AddInputOptions(app, flags);
 }
 

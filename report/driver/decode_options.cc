@@ -42,15 +42,11 @@ OptionTable<DecodeFlags> BuildTable() {
   OptionTable<DecodeFlags> table;
   table.tool = {.name = "hwt-decode", .about = kAbout, .column_width = 30};
   table.groups = {{kModes, "what to list (default --stats)", true}};
-  table.rows.push_back(
-      {{.names = "INPUT",
-        .kind = K::kPositional,
-        .help =
-            "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), "
-            "OpenCSD snapshot directory, Linux perf.data file, or raw trace "
-            "file",
-        .required = true},
-       HWT_FIELD(input.input)});
+  table.rows.push_back({{.names = "INPUT",
+                         .kind = K::kPositional,
+                         .help = kCaptureInputHelp,
+                         .required = true},
+                        HWT_FIELD(input.input)});
   for (OptionRow<DecodeFlags>& row :
        InputOptionRows<DecodeFlags, &DecodeFlags::input>()) {
     table.rows.push_back(std::move(row));

@@ -13,6 +13,12 @@
 
 namespace hwt::report {
 
+// The help of a tool's capture INPUT (one capture, in any form a reader
+// opens), for hwt-decode's table and the tools that bind it themselves.
+inline constexpr const char kCaptureInputHelp[] =
+    "capture bundle (NAME.hwt/), packed bundle (.tar, .tar.zst), OpenCSD "
+    "snapshot directory, Linux perf.data file, or raw trace file";
+
 // The rows' descriptions, in --help order.
 const std::vector<OptionInfo>& InputOptionInfos();
 // The field of `flags` the i-th of InputOptionInfos() fills.
