@@ -182,9 +182,10 @@ TEST_P(ExportConsumersTest, CreateLlvmProfReadsOurAutoFdoText) {
   // autofdo 0.19 names inlined functions with bytes it misreads from DWARF
   // (empty or binary names llvm-profdata rejects): its inlined call sites
   // are dropped before llvm-profdata reads the file. Now and then it does
-  // the same to a whole function record (a name "\xC9" seen twice, in loaded
-  // runs; our file holds addresses only, the names are its own): such a record
-  // is dropped with its body (the program's own functions are still compared).
+  // the same to a whole function record (a name of unreadable bytes, "\xC9"
+  // in one failed run; our file holds addresses only, the names are its
+  // own): such a record is dropped with its body (the program's own
+  // functions are still compared).
   std::string cleaned;
   size_t skip_deeper_than = std::string::npos;
   for (absl::string_view line : absl::StrSplit(ReadText(made), '\n')) {
