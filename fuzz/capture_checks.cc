@@ -9,8 +9,7 @@
 namespace hwt::fuzz {
 
 void CheckOpensAsATool(const std::string& input,
-                       const capture::InputOptions& options,
-                       const char* noun) {
+                       const capture::InputOptions& options, const char* noun) {
   auto capture = capture::OpenCapture(input, options);
   if (!capture.ok()) {
     HWT_FUZZ_CHECK(Contains(capture.status().message(), input),

@@ -14,8 +14,7 @@ namespace hwt::fuzz {
 // (Fail) otherwise. `noun` says what the input is in messages ("file",
 // "archive").
 void CheckOpensAsATool(const std::string& input,
-                       const capture::InputOptions& options,
-                       const char* noun);
+                       const capture::InputOptions& options, const char* noun);
 
 }  // namespace hwt::fuzz
 
