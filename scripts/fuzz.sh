@@ -17,13 +17,23 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-all="manifest records packed_bundle raw_detect pt_decode coresight_decode spe_decode elf_file elf_symbolize"
 seconds=60
 case "${1:-}" in
   -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   ''|*[!0-9]*) ;;
   *) seconds=$1; shift ;;
 esac
+
+if [ ! -f build/fuzz/build.ninja ]; then
+  cmake --preset fuzz >/dev/null
+fi
+jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+cmake --build --preset fuzz -j "$jobs" --target hwt_fuzzers
+
+# Every target is what the build made (fuzz/CMakeLists.txt's hwt_fuzzer
+# calls), so a new fuzzer runs here without being listed twice.
+all=$(cd build/fuzz/fuzz && ls -- *_fuzzer 2>/dev/null | sed 's/_fuzzer$//' | tr '\n' ' ')
+[ -n "$all" ] || { echo "fuzz.sh: the build made no fuzzer" >&2; exit 1; }
 targets=${*:-$all}
 for t in $targets; do
   case " $all " in
@@ -31,12 +41,6 @@ for t in $targets; do
     *) echo "fuzz.sh: unknown target '$t' (targets: $all)" >&2; exit 2 ;;
   esac
 done
-
-if [ ! -f build/fuzz/build.ninja ]; then
-  cmake --preset fuzz >/dev/null
-fi
-jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-cmake --build --preset fuzz -j "$jobs" --target hwt_fuzzers
 
 work=${HWT_FUZZ_WORK:-build/fuzz-work}
 mkdir -p "$work"
