@@ -137,7 +137,10 @@ run_target() {
     *)
       status="FAILED (exit $rc): $(ls -t "$artifacts" 2>/dev/null | head -1)"
       : >"$results/$t.failed"
-      grep -m3 -E 'ERROR|invariant violated|SUMMARY' "$log" >&2 || true ;;
+      # The finding's report with its stacks (up to 80 lines), so a CI log
+      # alone says where it is.
+      sed -n '/ERROR: \|invariant violated\|deadly signal/,/^SUMMARY:/p' "$log" |
+        head -80 >&2 || true ;;
   esac
   line=$(printf '%-17s %5ss %10s execs %7s/s  cov %6s  ft %6s  corpus %5s  %s' \
     "$t" "$seconds" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
