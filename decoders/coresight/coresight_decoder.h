@@ -65,10 +65,11 @@ struct CoreSightOptions {
 // Stats: trace_bytes are the stream's bytes after deformatting (frame
 // headers belong to no stream; frame-level problems such as a truncated last
 // frame are charged to the buffer's first stream); bytes_decoded are those
-// of well-formed packets; packets counts OpenCSD's packets (for ETE only in
-// ListPackets: the 1.3.3 C API has no ETE packet callback, so Decode takes
-// ETE byte counts from OpenCSD's decode statistics). Errors: bad packets,
-// ADDR_NACC, overflows, lost data, fatal datapath errors, each with offset.
+// of well-formed packets; packets counts OpenCSD's packets (Decode runs ETE
+// sources on the ETMv4 decoder, which takes a packet callback; ocsd_config.h).
+// Errors: bad packets, ADDR_NACC, overflows, lost data, fatal datapath
+// errors, each with offset; and a mispredict from a source that does not
+// speculate, which OpenCSD 1.3.3 cannot decode safely (speculation_guard.h).
 //
 // DecoderOptions::jobs > 1 decodes buffers, and groups of trace IDs of one
 // buffer, on parallel OpenCSD trees; each stream's events are the same as in

@@ -5,6 +5,7 @@
 // mapping helpers.
 #include "decoders/coresight/coresight_decoder.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_format.h"
@@ -271,6 +272,56 @@ TEST(CoreSightDecoderTest, TruncatedSingleSourceTrace) {
     EXPECT_EQ(st.trace_bytes, cut);
     EXPECT_EQ(st.trace_bytes, st.bytes_decoded + st.bytes_lost);
   }
+}
+
+// 001-ack_test's ETE does not speculate (TRCIDR8 0). A Mispredict packet
+// in its trace is impossible, and OpenCSD 1.3.3 reads freed memory on it
+// (speculation_guard.h; the coresight_decode fuzzer found it): the decode
+// reports it as a bad packet and picks up again at the next A-Sync.
+TEST(CoreSightDecoderTest, MispredictWithoutSpeculationIsABadPacket) {
+  HWT_REQUIRE_CORPUS(corpus);
+  auto original = OpenSnapshot(corpus + "/opencsd/snapshots-ete/001-ack_test");
+  ASSERT_NE(original, nullptr);
+  auto full = DecodeCapture(Edited(*original, [](capture::Manifest&) {}), {});
+  ASSERT_TRUE(full.ok()) << full.status();
+  std::string data = ReadBuffer(*original);
+  // The trace starts: A-Sync [0,12), Trace Info [12,14), Trace On,
+  // address+context [15,21), atom 21, address [22,27), atom 27, address
+  // [28,33) ... (the reference listing). Replace atom 27 by a Mispredict
+  // (0x30), then A-Sync and Trace Info again, and go on at address 28.
+  const size_t at = 27;
+  std::string edited =
+      data.substr(0, at) + '\x30' + data.substr(0, 14) + data.substr(28);
+  TempFiles files;
+  std::string path = files.Write("mispredict.bin", edited);
+  auto decoded = DecodeCapture(WithBuffer(*original, path, edited.size()), {});
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const StreamStats& st = (*decoded)->decoder->stats()[0];
+  EXPECT_EQ(st.trace_bytes, edited.size());
+  EXPECT_EQ(st.trace_bytes, st.bytes_decoded + st.bytes_lost);
+  ASSERT_EQ(st.error_list.size(), 1u);
+  const DecodeErrorInfo& error = st.error_list[0];
+  EXPECT_EQ(error.offset, at);
+  EXPECT_EQ(error.bytes_lost, 1u);  // the decoder resyncs at the A-Sync
+  EXPECT_EQ(error.reason, GapReason::kDecodeError);
+  EXPECT_THAT(error.message,
+              HasSubstr("bad ETE packet: I_MISPREDICT : Mispredict."));
+  EXPECT_THAT(error.message, HasSubstr("TRCIDR8.MAXSPEC 0"));
+  // The range of atom 21 before it; then, as after any resync, OpenCSD
+  // waits for a context (the Context packet at 51, whose atom gives the
+  // range at 0xa723c in the reference listing) and from there on the ranges
+  // are those of the full decode.
+  auto ranges = RangesById(**decoded).begin()->second;
+  auto whole = RangesById(**full).begin()->second;
+  auto resumed =
+      std::find_if(whole.begin(), whole.end(),
+                   [](const testing::Range& r) { return r.start == 0xa723c; });
+  ASSERT_NE(resumed, whole.end());
+  EXPECT_EQ(resumed - whole.begin(), 8);  // ranges 1-7 are not decoded
+  std::vector<testing::Range> expected = {whole[0]};
+  expected.insert(expected.end(), resumed, whole.end());
+  EXPECT_EQ(ranges.size(), expected.size());
+  EXPECT_TRUE(ranges == expected);
 }
 
 TEST(CoreSightDecoderTest, GarbageDoesNotCrash) {

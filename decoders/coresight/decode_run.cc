@@ -13,6 +13,7 @@
 #include "decoders/coresight/coresight_decoder.h"
 #include "decoders/coresight/instr_range.h"
 #include "decoders/coresight/ocsd_names.h"
+#include "decoders/coresight/speculation_guard.h"
 
 namespace hwt::coresight {
 
@@ -39,9 +40,11 @@ constexpr size_t kFeedBlock = 1 << 20;
 constexpr int kMaxConsecutiveFailures = 16;
 
 // The 1.3.3 C API cannot attach packet callbacks to ETE decoders
-// (ocsd_dt_attach_packet_callback knows ETMv3/ETMv4/PTM/STM only). ETE
-// packets are listed through OpenCSD's own packet printer, whose lines go
-// to the library's single output logger: one ETE listing at a time.
+// (ocsd_dt_attach_packet_callback knows ETMv3/ETMv4/PTM/STM only). A decode
+// runs ETE sources on the ETMv4 decoder (ocsd_config.h); a listing keeps
+// the ETE decoder, whose packets are listed through OpenCSD's own packet
+// printer, whose lines go to the library's single output logger: one ETE
+// listing at a time.
 std::mutex& EtePrinterMutex() {
   static std::mutex* mutex = new std::mutex;
   return *mutex;
@@ -81,7 +84,12 @@ struct StreamState {
   bool overflow_reported = false;
   bool in_bad_run = false;            // after a bad packet, until a good one
   bool bad_packet_unmatched = false;  // a bad packet no NO_SYNC reported yet
-  uint64_t decoded_bytes = 0;         // bytes of good packets
+  // After a packet the decode turned into a bad one (speculation_guard.h):
+  // the packet processor is still in sync, but the decoder ignores what it
+  // passes on until the next A-Sync, so those bytes are lost.
+  bool awaiting_async = false;
+  uint32_t max_speculation = 0;  // TRCIDR8.MAXSPEC (ETMv4, ETE)
+  uint64_t decoded_bytes = 0;    // bytes of good packets
 };
 
 class TreeRun {
@@ -155,15 +163,6 @@ class TreeRun {
       }
     }
     for (auto& state : states_) {
-      if (state->protocol == OCSD_PROTOCOL_ETE && mode_ == RunMode::kDecode) {
-        // No packet callback: take the byte counts from OpenCSD's stats.
-        ocsd_decode_stats_t* stats = nullptr;
-        if (ocsd_dt_get_decode_stats(tree_, state->csid, &stats) == OCSD_OK &&
-            stats != nullptr) {
-          state->decoded_bytes +=
-              stats->channel_total - stats->channel_unsynced;
-        }
-      }
       state->stats->bytes_decoded += state->decoded_bytes;
     }
     return absl::OkStatus();
@@ -188,6 +187,10 @@ class TreeRun {
     if (op != OCSD_OP_DATA || packet == nullptr) return;
     uint64_t offset = OffsetOf(index);
     ++s.stats->packets;
+    if (mode_ == RunMode::kDecode &&
+        GuardSpeculation(s, offset, packet, size)) {
+      return;
+    }
     switch (ClassifyPacket(s.protocol, packet)) {
       case PacketClass::kGood:
         s.decoded_bytes += size;
@@ -227,6 +230,45 @@ class TreeRun {
       std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
       packets_->OnPacket(s.stream, offset, line);
     }
+  }
+
+  // Decode only (the monitor sees each packet before the decoder does, as
+  // the same object): turns a packet OpenCSD's decoder must not see
+  // (speculation_guard.h) into a bad-sequence packet, which the decoder
+  // answers with a reset and NO_SYNC, and counts what the decoder then
+  // ignores as lost. Returns true when the packet is accounted for.
+  bool GuardSpeculation(StreamState& s, uint64_t offset, const void* packet,
+                        uint32_t size) {
+    if (s.protocol != OCSD_PROTOCOL_ETMV4I && s.protocol != OCSD_PROTOCOL_ETE) {
+      return false;
+    }
+    // OpenCSD passes its own current packet (non-const) to the monitor.
+    auto* etm = static_cast<ocsd_etmv4_i_pkt*>(const_cast<void*>(packet));
+    if (s.awaiting_async) {
+      if (etm->type == ETM4_PKT_I_ASYNC) {
+        s.awaiting_async = false;
+        return false;
+      }
+      if (!s.stats->error_list.empty()) {
+        s.stats->error_list.back().bytes_lost += size;
+      }
+      return true;
+    }
+    if (!ImpossibleWithoutSpeculation(s.max_speculation, etm->type)) {
+      return false;
+    }
+    DecodeErrorInfo error;
+    error.offset = offset;
+    error.bytes_lost = size;
+    error.reason = GapReason::kDecodeError;
+    error.message = SpeculationErrorMessage(ProtocolName(s.protocol),
+                                            PacketText(s.protocol, packet));
+    s.stats->AddError(std::move(error));
+    etm->type = ETM4_PKT_I_BAD_SEQUENCE;
+    s.in_bad_run = true;
+    s.bad_packet_unmatched = true;
+    s.awaiting_async = true;
+    return true;
   }
 
   uint32_t ReadMemory(uint64_t address, ocsd_mem_space_acc_t space,
@@ -339,21 +381,30 @@ class TreeRun {
       unsigned char csid = 0;
       int flags = mode_ == RunMode::kDecode ? OCSD_CREATE_FLG_FULL_DECODER
                                             : OCSD_CREATE_FLG_PACKET_PROC;
-      ocsd_err_t err = ocsd_dt_create_decoder(tree_, cfg.decoder_name, flags,
-                                              cfg.config_ptr(), &csid);
+      // A decode runs ETE on the ETMv4 decoder, to which a packet monitor
+      // can be attached (ocsd_config.h).
+      const bool ete_as_etmv4 =
+          mode_ == RunMode::kDecode && cfg.etmv4_equivalent.has_value();
+      const char* decoder_name =
+          ete_as_etmv4 ? OCSD_BUILTIN_DCD_ETMV4I : cfg.decoder_name;
+      const void* decoder_config =
+          ete_as_etmv4 ? &*cfg.etmv4_equivalent : cfg.config_ptr();
+      ocsd_err_t err = ocsd_dt_create_decoder(tree_, decoder_name, flags,
+                                              decoder_config, &csid);
       if (err != OCSD_OK) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "OpenCSD rejected the %s decoder configuration of CoreSight %s: "
             "%s",
-            cfg.decoder_name, cfg.description, OcsdErrorName(err)));
+            decoder_name, cfg.description, OcsdErrorName(err)));
       }
       auto state = std::make_unique<StreamState>();
       state->run = this;
       state->stream = source.stream;
       state->trace_id = plan_.formatted ? csid : cfg.trace_id;
       state->protocol = cfg.protocol;
+      state->max_speculation = cfg.max_speculation;
       state->stats = &(*ctx_.stats)[source.stream];
-      if (cfg.protocol == OCSD_PROTOCOL_ETE) {
+      if (cfg.protocol == OCSD_PROTOCOL_ETE && !ete_as_etmv4) {
         if (mode_ == RunMode::kPackets) {
           err = ocsd_dt_set_pkt_protocol_printer(tree_,
                                                  plan_.formatted ? csid : 0, 1);
@@ -734,6 +785,8 @@ class TreeRun {
 
   std::string PacketText(ocsd_trace_protocol_t protocol, const void* packet) {
     char text[1024];
+    // ETE packets are ETMv4 packet objects (the C API prints ETMv4 ones).
+    if (protocol == OCSD_PROTOCOL_ETE) protocol = OCSD_PROTOCOL_ETMV4I;
     if (ocsd_pkt_str(protocol, packet, text, sizeof(text)) != OCSD_OK) {
       return "(packet text unavailable)";
     }

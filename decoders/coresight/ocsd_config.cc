@@ -107,6 +107,25 @@ absl::Status CheckEtmv4Config(uint32_t configr, const std::string& d) {
   return absl::OkStatus();
 }
 
+// What OpenCSD's ETE configuration class makes of `ete` for its ETMv4
+// classes: the registers the two share, TRCIDR9-13 zero, and the major and
+// minor version (TRCIDR1 bits 11:8 and 7:4 for ETMv4) from TRCDEVARCH bits
+// 15:12 and 19:16.
+ocsd_etmv4_cfg Etmv4EquivalentOfEte(const ocsd_ete_cfg& ete) {
+  ocsd_etmv4_cfg cfg{};
+  cfg.reg_idr0 = ete.reg_idr0;
+  const uint32_t major = (ete.reg_devarch >> 12) & 0xf;
+  const uint32_t minor = (ete.reg_devarch >> 16) & 0xf;
+  cfg.reg_idr1 = (ete.reg_idr1 & ~0xff0u) | (major << 8) | (minor << 4);
+  cfg.reg_idr2 = ete.reg_idr2;
+  cfg.reg_idr8 = ete.reg_idr8;
+  cfg.reg_configr = ete.reg_configr;
+  cfg.reg_traceidr = ete.reg_traceidr;
+  cfg.arch_ver = ete.arch_ver;
+  cfg.core_prof = ete.core_prof;
+  return cfg;
+}
+
 }  // namespace
 
 const void* SourceDecoderConfig::config_ptr() const {
@@ -183,6 +202,7 @@ absl::StatusOr<SourceDecoderConfig> MakeSourceDecoderConfig(
     cfg.arch_ver = arch;
     cfg.core_prof = profile;
     out.trace_id = static_cast<uint8_t>(cfg.reg_traceidr & 0x7f);
+    out.max_speculation = cfg.reg_idr8;
     out.config = cfg;
     out.decoder_name = OCSD_BUILTIN_DCD_ETMV4I;
     out.protocol = OCSD_PROTOCOL_ETMV4I;
@@ -205,6 +225,8 @@ absl::StatusOr<SourceDecoderConfig> MakeSourceDecoderConfig(
     cfg.arch_ver = arch;
     cfg.core_prof = profile;
     out.trace_id = static_cast<uint8_t>(cfg.reg_traceidr & 0x7f);
+    out.max_speculation = cfg.reg_idr8;
+    out.etmv4_equivalent = Etmv4EquivalentOfEte(cfg);
     out.config = cfg;
     out.decoder_name = OCSD_BUILTIN_DCD_ETE;
     out.protocol = OCSD_PROTOCOL_ETE;

@@ -8,6 +8,7 @@
 #define HWT_DECODERS_CORESIGHT_OCSD_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -25,6 +26,15 @@ struct SourceDecoderConfig {
   uint8_t trace_id = 0;      // CSID the decoder will report (TRACEIDR & 0x7f)
   std::string architecture;  // as in the manifest, for messages
   std::string description;   // "source 0 (etmv4, trace ID 0x10, cpu 0)"
+  // ETMv4 and ETE: TRCIDR8.MAXSPEC, the most P0 elements that may be
+  // speculative at once. 0: none, so no packet can cancel or mispredict one.
+  uint32_t max_speculation = 0;
+  // ETE only: the same source as an ETMv4 instruction-trace configuration.
+  // OpenCSD decodes ETE with its ETMv4 packet processor and decoder (only
+  // the configuration class differs: it takes the version from TRCDEVARCH),
+  // and its C API attaches a packet monitor to the ETMv4 decoder only; so a
+  // decode creates ETE sources as ETMv4 with this configuration.
+  std::optional<ocsd_etmv4_cfg> etmv4_equivalent;
 
   const void* config_ptr() const;
 };

@@ -72,6 +72,31 @@ TEST(OcsdConfigTest, EteDefaults) {
   EXPECT_EQ(c.reg_devarch, 0x47705A13u);
   EXPECT_EQ(c.arch_ver, ARCH_AA64);
   EXPECT_STREQ(cfg->decoder_name, OCSD_BUILTIN_DCD_ETE);
+  EXPECT_EQ(cfg->max_speculation, 0u);
+}
+
+// A decode runs ETE on OpenCSD's ETMv4 decoder: the ETMv4 configuration
+// carries the ETE registers, with the version TRCDEVARCH gives (what
+// OpenCSD's EteConfig derives) in TRCIDR1's version fields.
+TEST(OcsdConfigTest, EteAsEtmv4) {
+  auto s = Etmv4();
+  s.architecture = "ete";
+  s.registers["TRCIDR1"] = 0x4100FFF0;
+  s.registers["TRCIDR8"] = 0x78;
+  s.registers["TRCDEVARCH"] = 0x47725A13;  // ETE major 5, minor 2
+  auto cfg = MakeSourceDecoderConfig(s, 0);
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->max_speculation, 0x78u);
+  ASSERT_TRUE(cfg->etmv4_equivalent.has_value());
+  const ocsd_etmv4_cfg& v4 = *cfg->etmv4_equivalent;
+  EXPECT_EQ(v4.reg_idr0, 0x28000EA1u);
+  EXPECT_EQ(v4.reg_idr1, 0x4100F520u);
+  EXPECT_EQ(v4.reg_idr2, 0x488u);
+  EXPECT_EQ(v4.reg_idr8, 0x78u);
+  EXPECT_EQ(v4.reg_configr, 0x1u);
+  EXPECT_EQ(v4.reg_traceidr, 0x10u);
+  EXPECT_EQ(v4.arch_ver, ARCH_AA64);
+  EXPECT_FALSE(MakeSourceDecoderConfig(Etmv4(), 0)->etmv4_equivalent);
 }
 
 TEST(OcsdConfigTest, Etmv3AndPtmNeedTheirRegisters) {
