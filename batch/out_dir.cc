@@ -17,6 +17,8 @@
 namespace hwt::batch {
 namespace {
 
+constexpr char kSubmissionLock[] = ".hwt-batch.slurm.lock";
+
 absl::Status MakeDirs(const std::string& path) {
   std::string prefix;
   for (size_t at = 0; at <= path.size(); ++at) {
@@ -61,41 +63,85 @@ absl::StatusOr<int> Lock(const std::string& file, bool exclusive,
   return fd;
 }
 
+absl::Status MakeLayout(const std::string& path) {
+  HWT_RETURN_IF_ERROR(MakeDirs(path));
+  HWT_RETURN_IF_ERROR(MakeDirs(path + "/profiles"));
+  return MakeDirs(path + "/rows");
+}
+
+// The directory's lock (exclusive or shared), then an exclusive `second`
+// lock file described as `what` in its message.
+absl::StatusOr<std::pair<int, int>> LockPair(const std::string& path,
+                                             bool exclusive,
+                                             const std::string& second,
+                                             const std::string& what) {
+  auto main_lock = Lock(path + "/.hwt-batch.lock", exclusive, path);
+  if (!main_lock.ok()) {
+    // Shared holders write no pid; a waiting submission names itself in
+    // its own lock file (emptied when it lets go).
+    auto submitter = ReadFileToString(path + "/" + kSubmissionLock);
+    std::string pid = submitter.ok() ? *submitter : "";
+    while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+    if (pid.empty()) return main_lock.status();
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " is in use by hwt-batch slurm (pid ", pid,
+        "), whose job is queued or running; wait for it to finish, or use "
+        "another -o"));
+  }
+  const int lock = *main_lock;
+  if (second.empty()) return std::make_pair(lock, -1);
+  auto locked = Lock(path + "/" + second, true, what);
+  if (!locked.ok()) {
+    close(lock);
+    return locked.status();
+  }
+  return std::make_pair(lock, *locked);
+}
+
 }  // namespace
 
 absl::StatusOr<OutDir> OutDir::Open(const std::string& path,
                                     std::optional<std::pair<int, int>> shard) {
-  HWT_RETURN_IF_ERROR(MakeDirs(path));
-  HWT_RETURN_IF_ERROR(MakeDirs(path + "/profiles"));
-  HWT_RETURN_IF_ERROR(MakeDirs(path + "/rows"));
-  HWT_ASSIGN_OR_RETURN(
-      int lock, Lock(path + "/.hwt-batch.lock", !shard.has_value(), path));
-  int shard_fd = -1;
+  HWT_RETURN_IF_ERROR(MakeLayout(path));
+  std::string second, what;
   if (shard) {
-    auto locked = Lock(
-        absl::StrFormat("%s/.hwt-batch.shard-%d-of-%d.lock", path, shard->first,
-                        shard->second),
-        true,
-        absl::StrFormat("%s (shard %d/%d)", path, shard->first, shard->second));
-    if (!locked.ok()) {
-      close(lock);
-      return locked.status();
-    }
-    shard_fd = *locked;
+    second = absl::StrFormat(".hwt-batch.shard-%d-of-%d.lock", shard->first,
+                             shard->second);
+    what =
+        absl::StrFormat("%s (shard %d/%d)", path, shard->first, shard->second);
   }
-  return OutDir(path, lock, shard_fd);
+  HWT_ASSIGN_OR_RETURN(auto fds,
+                       LockPair(path, !shard.has_value(), second, what));
+  return OutDir(path, fds.first, !shard.has_value(), fds.second);
+}
+
+absl::StatusOr<OutDir> OutDir::OpenForSubmission(const std::string& path) {
+  HWT_RETURN_IF_ERROR(MakeLayout(path));
+  HWT_ASSIGN_OR_RETURN(auto fds,
+                       LockPair(path, /*exclusive=*/false, kSubmissionLock,
+                                path + " (a Slurm submission)"));
+  return OutDir(path, fds.first, /*exclusive=*/false, fds.second);
 }
 
 OutDir::OutDir(OutDir&& other) noexcept
     : path_(std::move(other.path_)),
       lock_fd_(other.lock_fd_),
-      shard_fd_(other.shard_fd_) {
-  other.lock_fd_ = other.shard_fd_ = -1;
+      exclusive_(other.exclusive_),
+      second_lock_fd_(other.second_lock_fd_) {
+  other.lock_fd_ = other.second_lock_fd_ = -1;
 }
 
 OutDir::~OutDir() {
-  if (shard_fd_ >= 0) close(shard_fd_);
-  if (lock_fd_ >= 0) close(lock_fd_);
+  // Exclusive locks hold their holder's pid: empty them, so that a message
+  // never names a batch that has ended. (The second lock is exclusive.)
+  if (second_lock_fd_ >= 0) {
+    (void)!ftruncate(second_lock_fd_, 0);
+    close(second_lock_fd_);
+  }
+  if (lock_fd_ >= 0) {
+    if (exclusive_) (void)!ftruncate(lock_fd_, 0);
+    close(lock_fd_);
+  }
 }
 
 std::string OutDir::ProfilePath(const std::string& name) const {

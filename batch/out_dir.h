@@ -10,6 +10,9 @@
 // A batch holds the lock exclusively; the shards of one batch share it and
 // each holds its own shard lock, so two batches (or one shard twice) never
 // write the same directory, while the shards of one job run side by side.
+// `hwt-batch slurm` shares it too while its job is queued and running, and
+// holds .hwt-batch.slurm.lock exclusively: no other batch or submission
+// comes in while its shards work, and its shards still can.
 #ifndef HWT_BATCH_OUT_DIR_H_
 #define HWT_BATCH_OUT_DIR_H_
 
@@ -29,6 +32,9 @@ class OutDir {
   // its pid).
   static absl::StatusOr<OutDir> Open(
       const std::string& path, std::optional<std::pair<int, int>> shard = {});
+  // For a Slurm submission, while it waits for its shards: the lock shared
+  // plus the submission lock. The same errors.
+  static absl::StatusOr<OutDir> OpenForSubmission(const std::string& path);
   OutDir(OutDir&& other) noexcept;
   OutDir& operator=(OutDir&&) = delete;
   ~OutDir();
@@ -43,11 +49,15 @@ class OutDir {
   absl::Status PrepareName(const std::string& name) const;
 
  private:
-  OutDir(std::string path, int lock_fd, int shard_fd)
-      : path_(std::move(path)), lock_fd_(lock_fd), shard_fd_(shard_fd) {}
+  OutDir(std::string path, int lock_fd, bool exclusive, int second_lock_fd)
+      : path_(std::move(path)),
+        lock_fd_(lock_fd),
+        exclusive_(exclusive),
+        second_lock_fd_(second_lock_fd) {}
   std::string path_;
   int lock_fd_ = -1;
-  int shard_fd_ = -1;
+  bool exclusive_ = false;   // lock_fd_'s lock
+  int second_lock_fd_ = -1;  // the shard's or the submission's lock
 };
 
 }  // namespace hwt::batch

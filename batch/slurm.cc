@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -288,16 +289,16 @@ int SlurmCommand(const SlurmOptions& options) {
   }
   std::vector<std::string> args;
   for (const std::string& in : run.inputs) args.push_back(Absolute(in));
-  size_t captures = 0;
-  {
-    // Expanded here too: bad inputs are reported before anything is
-    // submitted, and the number of shards can follow the number of inputs.
-    auto out = OutDir::Open(run.outdir);
-    if (!out.ok()) return Error(3, out.status().message());
-    auto expanded = ExpandInputs(args, run.input, run.outdir);
-    if (!expanded.ok()) return Error(2, expanded.status().message());
-    captures = expanded->inputs.size();
-  }
+  // Held until the job has ended: its shards share OUTDIR's lock, no other
+  // batch or submission gets in (out_dir.h).
+  std::optional<absl::StatusOr<OutDir>> submission =
+      OutDir::OpenForSubmission(run.outdir);
+  if (!submission->ok()) return Error(3, submission->status().message());
+  // Expanded here too: bad inputs are reported before anything is
+  // submitted, and the number of shards can follow the number of inputs.
+  auto expanded = ExpandInputs(args, run.input, run.outdir);
+  if (!expanded.ok()) return Error(2, expanded.status().message());
+  const size_t captures = expanded->inputs.size();
   const int shards =
       options.shards > 0
           ? std::min<int>(options.shards, static_cast<int>(captures))
@@ -345,6 +346,9 @@ int SlurmCommand(const SlurmOptions& options) {
   const int waited = WaitForJob(options, job, shards);
   if (waited != 0) return waited;
   ReportShards(dir, shards);
+  // The merge takes the lock exclusively. (Another batch could start in
+  // between; the merge would then say OUTDIR is in use, and exit 3.)
+  submission.reset();
   RunOptions merge = run;
   merge.merge_only = true;
   merge.shard.reset();

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/file_util.h"
 #include "base/testing/test_env.h"
 #include "batch/testing/local_slurm.h"
@@ -192,6 +193,19 @@ TEST_F(HwtBatchSlurmTest, InterruptCancelsTheJob) {
   auto queued = slurm_->Queue();
   ASSERT_TRUE(queued.ok()) << queued.status();
   EXPECT_FALSE(queued->empty()) << ReadTextOrFail(err_path);
+  // While the job waits, OUTDIR belongs to it: another batch or submission
+  // is refused (exit 3, naming the submitter), one of its shards is not.
+  auto batch = RunTool("hwt-batch", {"run", "-q", "-o", out, caps_});
+  EXPECT_EQ(batch.exit_code, 3) << batch.err;
+  EXPECT_THAT(batch.err, HasSubstr(absl::StrCat("in use by hwt-batch slurm "
+                                                "(pid ",
+                                                pid, ")")));
+  auto second = RunTool("hwt-batch", {"slurm", "-q", "-o", out, caps_});
+  EXPECT_EQ(second.exit_code, 3) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("(a Slurm submission) is in use"));
+  auto shard =
+      RunTool("hwt-batch", {"run", "-q", "-o", out, "--shard", "0/2", caps_});
+  EXPECT_NE(shard.exit_code, 3) << shard.err;
   kill(pid, SIGINT);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
