@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "base/file_util.h"
 #include "base/stable_hash.h"
 #include "base/status_macros.h"
@@ -49,8 +50,7 @@ absl::StatusOr<int> Lock(const std::string& file, bool exclusive,
     char pid[32] = {0};
     (void)!pread(fd, pid, sizeof(pid) - 1, 0);
     close(fd);
-    std::string holder(pid);
-    while (!holder.empty() && (holder.back() == '\n')) holder.pop_back();
+    const std::string holder(absl::StripTrailingAsciiWhitespace(pid));
     return absl::FailedPreconditionError(
         absl::StrCat(what, " is in use by another hwt-batch",
                      holder.empty() ? "" : absl::StrCat(" (pid ", holder, ")"),
@@ -80,8 +80,8 @@ absl::StatusOr<std::pair<int, int>> LockPair(const std::string& path,
     // Shared holders write no pid; a waiting submission names itself in
     // its own lock file (emptied when it lets go).
     auto submitter = ReadFileToString(path + "/" + kSubmissionLock);
-    std::string pid = submitter.ok() ? *submitter : "";
-    while (!pid.empty() && pid.back() == '\n') pid.pop_back();
+    const std::string pid(
+        absl::StripTrailingAsciiWhitespace(submitter.ok() ? *submitter : ""));
     if (pid.empty()) return main_lock.status();
     return absl::FailedPreconditionError(absl::StrCat(
         path, " is in use by hwt-batch slurm (pid ", pid,

@@ -405,14 +405,13 @@ class TreeRun {
       state->max_speculation = cfg.max_speculation;
       state->stats = &(*ctx_.stats)[source.stream];
       if (cfg.protocol == OCSD_PROTOCOL_ETE && !ete_as_etmv4) {
-        if (mode_ == RunMode::kPackets) {
-          err = ocsd_dt_set_pkt_protocol_printer(tree_,
-                                                 plan_.formatted ? csid : 0, 1);
-          if (err == OCSD_OK) {
-            ete_printer_ = state.get();
-            err = ocsd_def_errlog_set_strprint_cb(tree_, this,
-                                                  &TreeRun::PrinterCallback);
-          }
+        // A listing on the ETE decoder: no packet monitor, its printer.
+        err = ocsd_dt_set_pkt_protocol_printer(tree_,
+                                               plan_.formatted ? csid : 0, 1);
+        if (err == OCSD_OK) {
+          ete_printer_ = state.get();
+          err = ocsd_def_errlog_set_strprint_cb(tree_, this,
+                                                &TreeRun::PrinterCallback);
         }
       } else {
         err = ocsd_dt_attach_packet_callback(
