@@ -263,6 +263,8 @@ class Assembler {
                           h.major(), h.minor(), kProfileMajorVersion));
     }
     out_.writer = h.writer();
+    out_.format_minor =
+        static_cast<int>(std::min<uint32_t>(h.minor(), kProfileMinorVersion));
     return absl::OkStatus();
   }
 
@@ -338,6 +340,13 @@ class Assembler {
     HWT_RETURN_IF_ERROR(
         Columns(frames, {m.file_size(), m.line_size(), m.discriminator_size(),
                          m.inlined_size()}));
+    // 1.1's columns: absent from a 1.0 file, else as long as the others.
+    const bool has_export_names =
+        m.linkage_name_size() != 0 || m.start_line_size() != 0;
+    if (has_export_names) {
+      HWT_RETURN_IF_ERROR(
+          Columns(frames, {m.linkage_name_size(), m.start_line_size()}));
+    }
     int next = 0;
     for (int i = 0; i < m.vaddr_size(); ++i) {
       SavedAddress a;
@@ -355,6 +364,12 @@ class Assembler {
         f.line = m.line(next);
         f.discriminator = m.discriminator(next);
         f.inlined = m.inlined(next);
+        if (has_export_names) {
+          HWT_ASSIGN_OR_RETURN(const std::string* linkage,
+                               String(m.linkage_name(next)));
+          f.linkage_name = *linkage;
+          f.start_line = m.start_line(next);
+        }
         a.frames.push_back(std::move(f));
       }
       image->addresses.push_back(std::move(a));

@@ -65,13 +65,13 @@ static_assert(FieldCount<StreamStats>() == 9);
 static_assert(FieldCount<DecodeErrorInfo>() == 5);
 static_assert(FieldCount<ImageSegment>() == 5);
 static_assert(FieldCount<SavedFunction>() == 6);
-static_assert(FieldCount<SavedSourceFrame>() == 5);
+static_assert(FieldCount<SavedSourceFrame>() == 7);
 static_assert(FieldCount<SavedAddress>() == 2);
 static_assert(FieldCount<CodeRange>() == 2);
 static_assert(FieldCount<SavedImage>() == 11);
 static_assert(FieldCount<SavedStream>() == 2);
 static_assert(FieldCount<CaptureSource>() == 21);
-static_assert(FieldCount<SavedProfile>() == 4);
+static_assert(FieldCount<SavedProfile>() == 5);
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
   return absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()),
@@ -246,6 +246,43 @@ TEST(ProfileFileTest, UnknownFieldsAndChunksOfANewerMinorAreSkipped) {
       ParseProfile(Bytes(FileOf(chunks, {unknown_chunk})), "minor.hwtprof");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_TRUE(SameContent(*parsed, p));
+}
+
+// A file of format 1.0 (written before the frames had linkage names and
+// start lines) reads, with those empty, and says which version it is.
+TEST(ProfileFileTest, AFileOfFormat1_0ReadsWithoutExportNames) {
+  const SavedProfile p = testing::EveryFieldSet();
+  std::vector<pb::Chunk> chunks = Chunks(SerializeProfile(p));
+  chunks[0].mutable_header()->set_minor(0);
+  int cleared = 0;
+  for (pb::Chunk& c : chunks) {
+    if (!c.has_addresses()) continue;
+    c.mutable_addresses()->clear_linkage_name();
+    c.mutable_addresses()->clear_start_line();
+    ++cleared;
+  }
+  ASSERT_EQ(cleared, 1);
+  auto parsed = ParseProfile(Bytes(FileOf(chunks)), "old.hwtprof");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->format_minor, 0);
+  EXPECT_EQ(RoundTrip(p).format_minor, kProfileMinorVersion);
+  SavedProfile expected = p;
+  for (SavedImage& image : expected.images) {
+    for (SavedAddress& a : image.addresses) {
+      for (SavedSourceFrame& f : a.frames) {
+        f.linkage_name.clear();
+        f.start_line = 0;
+      }
+    }
+  }
+  EXPECT_TRUE(SameContent(*parsed, expected));
+  // One of the two columns without the other is a broken file.
+  std::vector<pb::Chunk> half = Chunks(SerializeProfile(p));
+  for (pb::Chunk& c : half) {
+    if (c.has_addresses()) c.mutable_addresses()->clear_start_line();
+  }
+  auto broken = ParseProfile(Bytes(FileOf(half)), "half.hwtprof");
+  EXPECT_FALSE(broken.ok());
 }
 
 TEST(ProfileFileTest, TruncatedFilesAreRecognised) {

@@ -214,6 +214,7 @@ class ProfileWriter {
         for (const SavedSourceFrame& f : a.frames) {
           strings_.Id(f.function);
           strings_.Id(f.file);
+          strings_.Id(f.linkage_name);
         }
       }
     }
@@ -290,6 +291,8 @@ class ProfileWriter {
         o->add_line(f.line);
         o->add_discriminator(f.discriminator);
         o->add_inlined(f.inlined);
+        o->add_linkage_name(strings_.Id(f.linkage_name));
+        o->add_start_line(f.start_line);
       }
       if (o->function_size() >= static_cast<int>(kMaxItemsPerChunk)) {
         HWT_RETURN_IF_ERROR(out_.Add(c));

@@ -128,6 +128,7 @@ class ProfileAccumulator::Impl {
       source_map.push_back(static_cast<uint32_t>(sources_.size()));
       sources_.push_back(s);
     }
+    format_minor_ = std::min(format_minor_, p.format_minor);
     const std::vector<uint32_t> image_map = AddImages(p.images);
     const std::vector<uint32_t> block_map = AddBlocks(p.profile, image_map);
     AddAggregates(p.profile, image_map, block_map);
@@ -301,11 +302,13 @@ class ProfileAccumulator::Impl {
   std::vector<ThreadAcc> threads_;
   ProfileStats stats_;
   bool has_time_ = false;
+  int format_minor_ = kProfileMinorVersion;
 };
 
 SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   SavedProfile out;
   out.writer = writer;
+  out.format_minor = format_minor_;
   // Images by identity; images nothing refers to are left out.
   const std::vector<bool> used = UsedImages();
   std::vector<uint32_t> image_order;

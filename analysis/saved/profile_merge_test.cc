@@ -224,5 +224,16 @@ TEST(ProfileMergeTest, CodeRangesAreUnited) {
   EXPECT_EQ(prog->CodeAt(0x401012, 1), "");
 }
 
+// A merge is only as complete as its oldest input: a 1.0 profile has no
+// linkage names, so neither has the merge (the exports refuse it).
+TEST(ProfileMergeTest, KeepsTheLowestFormatVersion) {
+  SavedProfile a = FromScriptFile("one");
+  SavedProfile b = FromScriptFile("two");
+  EXPECT_EQ(Merge({&a, &b}).format_minor, kProfileMinorVersion);
+  b.format_minor = 0;
+  EXPECT_EQ(Merge({&a, &b}).format_minor, 0);
+  EXPECT_EQ(Merge({&b, &a}).format_minor, 0);
+}
+
 }  // namespace
 }  // namespace hwt::analysis

@@ -22,7 +22,7 @@ namespace hwt::analysis {
 
 // The format version this code writes; it reads every 1.x.
 inline constexpr int kProfileMajorVersion = 1;
-inline constexpr int kProfileMinorVersion = 0;
+inline constexpr int kProfileMinorVersion = 1;
 
 // A loadable segment of an image: ELF address -> file offset (what pprof,
 // BOLT and AutoFDO need to turn addresses into file offsets). A raw memory
@@ -56,6 +56,9 @@ struct SavedSourceFrame {
   uint32_t line = 0;
   uint32_t discriminator = 0;
   bool inlined = false;
+  // Since format 1.1 ("" and 0 in profiles read from 1.0 files).
+  std::string linkage_name;  // as the compiler named it; "" = unknown
+  uint32_t start_line = 0;   // the function's first line; 0 = unknown
   friend bool operator==(const SavedSourceFrame&,
                          const SavedSourceFrame&) = default;
   friend auto operator<=>(const SavedSourceFrame&,
@@ -135,6 +138,10 @@ struct CaptureSource {
 
 struct SavedProfile {
   std::string writer;  // the tool that wrote it, "hwt 0.1.0 (hwt-batch)"
+  // The format minor version of the file it was read from (a merge keeps the
+  // lowest of its inputs'): below 1 the source frames have no linkage names
+  // and function start lines, which the exports need.
+  int format_minor = kProfileMinorVersion;
   // The captures, sorted (see profile_merge.h); ThreadProfile::capture
   // indexes them.
   std::vector<CaptureSource> sources;
@@ -143,7 +150,8 @@ struct SavedProfile {
   Profile profile;
 };
 
-// Equality of the parts a merge must reproduce (everything but `writer`).
+// Equality of the parts a merge must reproduce (everything but `writer`
+// and `format_minor`).
 bool SameContent(const SavedProfile& a, const SavedProfile& b);
 
 }  // namespace hwt::analysis

@@ -9,6 +9,7 @@
 
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
+#include "analysis/saved/saved_profile.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
@@ -79,6 +80,8 @@ struct Subject {
   // for saved profiles.
   const capture::Capture* capture = nullptr;
   const capture::AddressSpaceTimeline* timeline = nullptr;
+  // The saved profile (--html, the exports); null for captures.
+  const analysis::SavedProfile* saved = nullptr;
 };
 
 // The profile outputs of a subject, written; returns the exit code.

@@ -3,6 +3,7 @@
 // functions, hot spots, the HTML report, annotated code and the exports,
 // after the --only-image and --function filters.
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "report/driver/report_internal.h"
 #include "report/export/export_input.h"
 #include "report/export/export_outputs.h"
+#include "report/export/saved_export_input.h"
 #include "report/html/profile_model.h"
 #include "report/listing/decode_stats.h"
 #include "report/profile/annotate.h"
@@ -19,6 +21,7 @@
 #include "report/profile/folded.h"
 #include "report/profile/hot_report.h"
 #include "report/profile/profile_filter.h"
+#include "report/profile/saved_symbols.h"
 #include "report/profile/speedscope.h"
 #include "report/profile/top_table.h"
 
@@ -283,15 +286,28 @@ int AddAnnotate(RenderState& s) {
   return kExitOk;
 }
 
+// The exports of a capture (names from its Symbolizer, segments from its
+// image files) or of a saved profile (everything from the profile).
 int AddExports(RenderState& s) {
   const Subject& subject = s.subject;
-  LiveExportInput export_input(s.profile, *s.expansion, *subject.timeline,
-                               *subject.symbolizer, *subject.symbols);
+  std::unique_ptr<ExportInput> export_input;
+  WeightUnit time_unit;
+  if (subject.saved != nullptr) {
+    export_input = std::make_unique<SavedExportInput>(
+        *subject.saved, *s.expansion, *subject.symbols);
+    time_unit = ChooseProfileWeightUnit(/*use_time=*/true, *subject.saved);
+  } else {
+    export_input = std::make_unique<LiveExportInput>(
+        s.profile, *s.expansion, *subject.timeline, *subject.symbolizer,
+        *subject.symbols);
+    time_unit = ChooseWeightUnit(/*use_time=*/true, /*has_time=*/true,
+                                 subject.capture->manifest());
+  }
   auto exports = RenderExportOutputs(
       s.options.exports,
-      {&export_input, &s.tree, s.timeline ? &*s.timeline : nullptr,
-       s.thread_names, &subject.capture->manifest(), s.options.image,
-       subject.name, s.options.max_events});
+      {export_input.get(), &s.tree, s.timeline ? &*s.timeline : nullptr,
+       s.thread_names, time_unit, s.options.image, subject.name,
+       s.options.max_events});
   if (!exports.ok()) return Fail(kTool, exports.status());
   for (ExportOutput& e : *exports) {
     s.outputs.push_back({e.what, e.file, true, e.suffix, std::move(e.content)});

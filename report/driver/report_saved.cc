@@ -11,6 +11,7 @@
 #include "base/file_util.h"
 #include "base/status_macros.h"
 #include "report/driver/report_internal.h"
+#include "report/export/saved_export_input.h"
 #include "report/profile/capture_analysis.h"
 #include "report/profile/folded.h"
 #include "report/profile/profile_diff.h"
@@ -69,7 +70,8 @@ int SaveProfile(const ReportFlags& options, const analysis::SavedProfile& saved,
   }
   *done = options.flame.empty() && options.folded.empty() &&
           options.speedscope.empty() && options.callgraph.empty() &&
-          options.top == 0 && !options.hot && options.annotate.empty();
+          options.top == 0 && !options.hot && options.annotate.empty() &&
+          options.html.empty() && !options.exports.any();
   return kExitOk;
 }
 
@@ -137,6 +139,7 @@ std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
 int RenderSaved(const RunContext& run, const analysis::SavedProfile& saved,
                 Subject& subject) {
   const ReportFlags& options = run.flags;
+  subject.saved = &saved;
   subject.decode = TotalDecodeStats(saved);
   subject.stream_stats = StreamStatsOf(saved);
   subject.unit =
@@ -163,18 +166,30 @@ int RunProfiles(const RunContext& run) {
     return Usage(std::string(options.range.empty() ? "--time" : "--range") +
                  kNeedsCapture);
   }
+  if (!options.exports.chrome_trace.empty()) {
+    return Usage(
+        "--chrome-trace: a timeline needs the trace's order of calls and "
+        "returns; a saved profile, a merge of several inputs and --save are "
+        "aggregates, which no longer have it; report one capture without "
+        "--save");
+  }
   auto saved = LoadInputs(options, options.inputs);
   if (!saved.ok()) return Fail(kTool, saved.status());
+  if (options.exports.any()) {
+    if (absl::Status ok = CheckExportable(*saved); !ok.ok()) {
+      return Fail(kTool, ok);
+    }
+  }
   if (!options.save.empty()) {
     bool done = false;
     const int rc = SaveProfile(options, *saved, &done);
     if (rc != kExitOk) return rc;
     if (done) return DecodeExit(StreamStatsOf(*saved), options.quiet);
   }
-  if (!options.html.empty() || options.exports.any()) {
+  if (!options.html.empty()) {
     return Usage(
-        "--html and the exports (--pprof, --bolt, ...) are made from a "
-        "capture, not yet from a saved profile; report the capture itself");
+        "--html is made from a capture, not yet from a saved profile; "
+        "report the capture itself");
   }
   Subject subject;
   subject.profile = &saved->profile;

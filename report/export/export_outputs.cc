@@ -24,8 +24,7 @@ struct TimeUnit {
 
 TimeUnit TimeUnitOf(const ExportContext& context) {
   TimeUnit out;
-  const WeightUnit unit =
-      ChooseWeightUnit(/*use_time=*/true, /*has_time=*/true, *context.manifest);
+  const WeightUnit& unit = context.time_unit;
   if (unit.name == "ns") {
     out.pprof_unit = "nanoseconds";
     out.to_pprof = unit.scale;

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/profile.h"
-#include "capture/manifest.h"
 #include "report/export/export_input.h"
 #include "report/profile/call_timeline.h"
+#include "report/profile/report_support.h"
 
 namespace hwt::report {
 
@@ -47,7 +47,9 @@ struct ExportContext {
   // --chrome-trace: the recorded call timeline and its threads' names.
   const CallTimeline* timeline = nullptr;
   std::vector<std::string> thread_names;
-  const capture::Manifest* manifest = nullptr;
+  // The trace's time unit (ChooseWeightUnit with use_time): pprof's second
+  // value and the timeline's axis when the profile has timing.
+  WeightUnit time_unit;
   std::string only_image;  // the per-image formats' image ("" = main)
   std::string name;        // the capture's name (metadata)
   size_t max_events = 0;   // the timeline's cap (metadata)

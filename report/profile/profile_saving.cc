@@ -118,8 +118,15 @@ void SaveNames(const analysis::Profile& p,
     analysis::SavedAddress a;
     a.vaddr = query[i].vaddr;
     for (const symbolizer::Frame& f : *found[i]) {
-      a.frames.push_back(
-          {f.function, f.file, f.line, f.discriminator, f.inlined});
+      a.frames.push_back({f.function, f.file, f.line, f.discriminator,
+                          f.inlined, f.linkage_name, f.start_line});
+    }
+    // The function frame's linkage name is the symbol table's, as the
+    // exports of a live capture take it (LiveExportInput::SourceFrames).
+    if (!a.frames.empty()) {
+      const symbolizer::FunctionSymbol* symbol =
+          symbolizer.FunctionFor(query[i].image, query[i].vaddr);
+      if (symbol != nullptr) a.frames.back().linkage_name = symbol->raw_name;
     }
     images[query[i].image].addresses.push_back(std::move(a));
   }

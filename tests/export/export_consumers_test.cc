@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/testing/test_env.h"
@@ -413,6 +414,67 @@ TEST_P(ExportConsumersTest, SpeedscopeImportsTheChromeTrace) {
   for (const auto& [name, counts] : TopFunctions()) {
     EXPECT_EQ(self[name], counts.first) << name;
   }
+}
+
+// --- from a saved profile --------------------------------------------------
+
+// What go tool pprof makes of a profile, independent of its numbering
+// (a saved profile numbers images by identity, a capture by load order, so
+// mapping, location and sample order differ): -top without its header, and
+// -traces's samples sorted, without the header that names the input.
+std::string PprofView(const std::string& go, const std::string& file) {
+  auto top = RunTool({go, "tool", "pprof", "-top", "-nodecount=100000",
+                      "-nodefraction=0", file});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  auto traces = RunTool({go, "tool", "pprof", "-traces", file});
+  EXPECT_EQ(traces.exit_code, 0) << traces.err;
+  const size_t table = top.out.find("flat  flat%");
+  std::string out =
+      table == std::string::npos ? top.out : top.out.substr(table);
+  std::vector<std::string> samples =
+      absl::StrSplit(traces.out, "-----------+-------");
+  if (!samples.empty()) samples.erase(samples.begin());  // the header
+  std::sort(samples.begin(), samples.end());
+  absl::StrAppend(&out, samples.size(), " samples\n",
+                  absl::StrJoin(samples, "\n"));
+  return out;
+}
+
+// Saved with --save and exported from the .hwtprof while the program is not
+// where it was traced (the profile is all the exports read), every export
+// but the timeline equals the capture's own: byte for byte but for pprof's
+// comment, which names the input. The timeline is refused with a reason.
+TEST_P(ExportConsumersTest, ASavedProfileExportsWhatItsCaptureExports) {
+  const std::string saved = v().file("hwtprof");
+  auto r = RunTool(
+      {testing::ToolPath("hwt-report"), "-q", "--save", saved, v().capture});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string away = v().program + ".away";
+  ASSERT_EQ(rename(v().program.c_str(), away.c_str()), 0);
+  r = RunTool(
+      {testing::ToolPath("hwt-report"), "-q",
+       "--pprof=" + v().file("saved.pb.gz"), "--bolt=" + v().file("saved.pa"),
+       "--autofdo=" + v().file("saved.afdo"),
+       "--profgen=" + v().file("saved.profgen"),
+       "--llvm-sample=" + v().file("saved.prof"), saved},
+      300);
+  auto timeline = RunTool({testing::ToolPath("hwt-report"),
+                           "--chrome-trace=" + v().file("saved.json"), saved});
+  ASSERT_EQ(rename(away.c_str(), v().program.c_str()), 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* suffix : {"pa", "afdo", "profgen", "prof"}) {
+    const std::string ours = ReadText(v().file(suffix));
+    ASSERT_FALSE(ours.empty()) << suffix;
+    EXPECT_TRUE(ReadText(v().file(absl::StrCat("saved.", suffix))) == ours)
+        << suffix << " from the saved profile differs from the capture's";
+  }
+  EXPECT_EQ(timeline.exit_code, 2) << timeline.err;
+  EXPECT_TRUE(absl::StrContains(timeline.err, "trace's order")) << timeline.err;
+  EXPECT_FALSE(access(v().file("saved.json").c_str(), F_OK) == 0);
+  HWT_REQUIRE_CONSUMER(go, "go");
+  const std::string from_capture = PprofView(go, v().file("pb.gz"));
+  ASSERT_TRUE(absl::StrContains(from_capture, "main")) << from_capture;
+  EXPECT_EQ(PprofView(go, v().file("saved.pb.gz")), from_capture);
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, ExportConsumersTest, ::testing::Bool(),

@@ -106,8 +106,9 @@ SavedProfile EveryFieldSet() {
   image.machine = 62;
   image.segments.push_back({0x1000, 0x200, 0x10, 0x100, 5});
   image.functions.push_back({0x1000, 0x20, "f", "_Z1fv", "f.c", 3});
-  image.addresses.push_back(
-      {0x1000, {{"g", "g.h", 7, 2, true}, {"f", "f.c", 3, 1, false}}});
+  image.addresses.push_back({0x1000,
+                             {{"g", "g.h", 7, 2, true, "_Z1gv", 6},
+                              {"f", "f.c", 3, 1, false, "_Z1fv", 2}}});
   image.code.push_back({0x1000, std::string("\x90\xc3", 2)});
   p.images.push_back(image);
 
