@@ -23,11 +23,14 @@ namespace hwt::report {
 // end in another image is "X:ADDR".
 std::string RenderBoltProfile(const ExportImage& image, const ImageFlow& flow);
 
-// The AutoFDO text profile: ranges "BEGIN-END:COUNT", no address counts (the
-// ranges carry every instruction's count), branches "FROM->TO:COUNT" with 0
-// for an end outside the image; addresses relative to the image's base (its
-// lowest PT_LOAD address: 0 for a PIE, 0x400000 for a classic x86-64
-// executable), hex without 0x, as simpleperf's inject writes them.
+// The AutoFDO text profile as simpleperf's inject writes it: ranges
+// "BEGIN-END:COUNT", no address counts (the ranges carry every
+// instruction's count), the image's taken branches "FROM->TO:COUNT" with TO
+// 0 for an indirect branch (return, indirect jump or call), a target
+// outside the image and one the trace does not show; addresses relative to
+// the image's base (its lowest PT_LOAD address: 0 for a PIE, 0x400000 for a
+// classic x86-64 executable), hex without 0x; then the trailer naming the
+// image ("// build_id: 0x...", "// PATH").
 std::string RenderAutoFdoText(const ExportImage& image, const ImageFlow& flow);
 
 // llvm-profgen's unsymbolized profile: ranges and branches as offsets from

@@ -94,6 +94,7 @@ ImageFlow CollectImageFlow(const analysis::Profile& profile,
   flow.image = image;
   const std::vector<BlockStats>& blocks = profile.blocks;
   std::vector<uint64_t> after_return(blocks.size(), 0);
+  std::vector<uint64_t> followed(blocks.size(), 0);  // taken, target seen
   std::map<std::pair<uint64_t, uint64_t>, FlowContinuation> continuations;
   std::map<std::tuple<uint64_t, uint64_t, uint32_t, uint32_t>, FlowBranch>
       branches;
@@ -103,6 +104,7 @@ ImageFlow CollectImageFlow(const analysis::Profile& profile,
     if (from.image != image && to.image != image) continue;
     if (from.end == BranchKind::kReturn) after_return[e.to] += e.count;
     if (analysis::IsTakenNearBranch(from.end)) {
+      followed[e.from] += e.count;
       FlowBranch& b =
           branches[{from.last_vaddr, to.vaddr, from.image, to.image}];
       b.from_image = from.image;
@@ -134,6 +136,19 @@ ImageFlow CollectImageFlow(const analysis::Profile& profile,
     r.after_return += after_return[i];
     flow.instructions += b.count * b.ninsn;
   }
+  std::map<uint64_t, UnfollowedBranch> unfollowed;
+  for (uint32_t i = 0; i < blocks.size(); ++i) {
+    const BlockStats& b = blocks[i];
+    if (b.image != image || !analysis::IsTakenNearBranch(b.end) ||
+        b.count <= followed[i]) {
+      continue;
+    }
+    UnfollowedBranch& u = unfollowed[b.last_vaddr];
+    u.from = b.last_vaddr;
+    u.kind = b.end;
+    u.count += b.count - followed[i];
+  }
+  for (auto& [key, u] : unfollowed) flow.unfollowed.push_back(u);
   for (auto& [key, r] : ranges) flow.ranges.push_back(r);
   for (auto& [key, b] : branches) flow.branches.push_back(b);
   for (auto& [key, c] : continuations) flow.continuations.push_back(c);

@@ -64,11 +64,21 @@ struct FlowContinuation {
   uint64_t count = 0;
 };
 
+// Taken branches of the image whose target the trace does not show (the
+// trace stopped or lost data right after them, or an address filter left
+// the target untraced): the block's count less its branch successions.
+struct UnfollowedBranch {
+  uint64_t from = 0;
+  hwt::BranchKind kind = hwt::BranchKind::kNone;
+  uint64_t count = 0;
+};
+
 struct ImageFlow {
   uint32_t image = analysis::kNoImage;
   std::vector<FlowRange> ranges;                // by (begin, end)
   std::vector<FlowBranch> branches;             // by (from, to): either end
   std::vector<FlowContinuation> continuations;  // by (from, to)
+  std::vector<UnfollowedBranch> unfollowed;     // by from
   // Instructions of the image (the sum of range lengths times counts);
   // equal to the profile's when every block expanded.
   uint64_t instructions = 0;

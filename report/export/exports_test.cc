@@ -87,6 +87,36 @@ TEST(ControlFlowTest, BranchesRangesAndContinuations) {
   EXPECT_EQ(FileOffsetOf(f.image, 0x500000), std::nullopt);
 }
 
+// A taken branch the trace does not follow (here: the last block returns
+// three times, once into the code the trace shows) is in the AutoFDO text
+// with target 0, as simpleperf counts an ETM atom whose target it does not
+// see; a branch into the image from elsewhere is not (its source is not in
+// the image).
+TEST(BranchProfilesTest, AutoFdoCountsBranchesItCannotFollow) {
+  Fixture f;
+  f.profile.blocks[2].end = BranchKind::kReturn;
+  f.profile.blocks[2].count = 3;
+  f.profile.blocks.push_back(f.profile.blocks[0]);
+  f.profile.blocks.back().image = 1;  // elsewhere, calls into the image
+  f.profile.blocks.back().end = BranchKind::kJump;
+  f.profile.edges.push_back({2, 0, 1});
+  f.profile.edges.push_back({4, 1, 5});
+  f.expansion.block_begin.push_back(f.expansion.block_begin.back());
+  f.image.build_id = "0c9a20bf";
+  const ImageFlow flow = CollectImageFlow(f.profile, f.expansion, 0);
+  ASSERT_EQ(flow.unfollowed.size(), 1u);
+  EXPECT_EQ(flow.unfollowed[0].from, 0x401018u);
+  EXPECT_EQ(flow.unfollowed[0].count, 2u);
+  const std::string text = RenderAutoFdoText(f.image, flow);
+  EXPECT_NE(text.find("\n0\n3\n1010->2000:2\n1018->0:3\n2004->0:2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("// build_id: 0x0c9a20bf00000000000000000000000000000000"),
+      std::string::npos)
+      << text;
+}
+
 TEST(BranchProfilesTest, Texts) {
   Fixture f;
   const ImageFlow flow = CollectImageFlow(f.profile, f.expansion, 0);
@@ -98,9 +128,12 @@ TEST(BranchProfilesTest, Texts) {
             "f 401015 401018 2\n"
             "F 402000 402004 2\n"
             "F 401008 40100a 2\n");
+  // As simpleperf writes it: the return's target is 0.
   EXPECT_EQ(RenderAutoFdoText(f.image, flow),
             "4\n1000-1008:2\n100a-1010:2\n1015-1018:2\n2000-2004:2\n"
-            "0\n2\n1010->2000:2\n2004->1015:2\n");
+            "0\n2\n1010->2000:2\n2004->0:2\n"
+            "// build_id: 0x0000000000000000000000000000000000000000\n"
+            "// /bin/prog\n\n");
   auto profgen = RenderProfgenProfile(f.image, flow);
   ASSERT_TRUE(profgen.ok());
   EXPECT_EQ(*profgen,

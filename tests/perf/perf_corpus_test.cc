@@ -348,6 +348,34 @@ TEST(PerfCorpusTest, SimpleperfEtmCountsEqualPerfInject) {
   EXPECT_EQ(inject.branches.size(), 9u);
 }
 
+// What a user runs: hwt-report's AutoFDO export of the ETM capture is the
+// file simpleperf's `inject` wrote for it, byte for byte (the same ranges,
+// the same branches with simpleperf's zero targets, the same trailer), and
+// so is the export of the capture's saved profile.
+TEST(PerfCorpusTest, AutoFdoExportEqualsSimpleperfInject) {
+  HWT_REQUIRE_CORPUS(corpus);
+  const std::string dir = corpus + "/simpleperf-etm/";
+  auto inject = ReadFileToString(dir + "perf_inject.data");
+  ASSERT_TRUE(inject.ok());
+  auto tmp = TempDir::Create("perf-autofdo");
+  ASSERT_TRUE(tmp.ok());
+  const std::string ours = tmp->path() + "/etm.afdo";
+  const std::string saved = tmp->path() + "/etm.hwtprof";
+  CommandResult r = RunCommand({ToolPath("hwt-report"), "-q",
+                                "--autofdo=" + ours, "--save", saved, "--image",
+                                dir + "etm_test_loop", dir + "perf_etm.data"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto text = ReadFileToString(ours);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, *inject);
+  const std::string again = tmp->path() + "/saved.afdo";
+  r = RunCommand({ToolPath("hwt-report"), "-q", "--autofdo=" + again, saved});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  text = ReadFileToString(again);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, *inject);
+}
+
 TEST(PerfCorpusTest, SimpleperfCapturesWithMissingPartsAreReported) {
   HWT_REQUIRE_CORPUS(corpus);
   const std::string dir = corpus + "/simpleperf-etm/";
