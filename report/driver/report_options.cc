@@ -160,11 +160,16 @@ std::vector<OptionRow<ReportFlags>> ExportRows() {
     info.requests = output;
     return OptionRow<ReportFlags>{info, target};
   };
-  return {
+  // pprof also carries SPE samples; the other exports are control flow.
+  OptionRow<ReportFlags> pprof =
       row("--pprof{-}",
           "pprof profile (gzip'd profile.proto: go tool pprof, "
-          "speedscope, Perfetto); =FILE, default NAME.pb.gz",
-          O::kPprof, HWT_FIELD(exports.pprof)),
+          "speedscope, Perfetto; SPE: samples and latency); =FILE, "
+          "default NAME.pb.gz",
+          O::kPprof, HWT_FIELD(exports.pprof));
+  pprof.info.control_flow_only = false;
+  return {
+      pprof,
       row("--bolt{-}",
           "BOLT pre-aggregated profile of one image (llvm-bolt --pa -p "
           "FILE); =FILE, default NAME.bolt.pa",

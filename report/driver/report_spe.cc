@@ -1,5 +1,6 @@
 // hwt-report on an SPE capture: the SPE sample report (text or JSON),
-// folded stacks, the flame graph and the HTML report of its samples.
+// folded stacks, the flame graph, the HTML report and the pprof profile of
+// its samples.
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -8,8 +9,11 @@
 #include "report/common/symbolizer_resolver.h"
 #include "report/common/text_util.h"
 #include "report/driver/report_internal.h"
+#include "report/export/export_input.h"
+#include "report/export/pprof.h"
 #include "report/html/spe_model.h"
 #include "report/profile/folded.h"
+#include "report/profile/symbolizer_symbols.h"
 #include "report/spe/spe_report.h"
 #include "report/spe/spe_symbolizer_source.h"
 
@@ -58,8 +62,8 @@ int RunSpe(const RunContext& run, const OpenedInput& input,
   if (ControlFlowOptionsGiven(options)) {
     return Usage(
         "SPE captures have samples, not control flow: only the SPE report "
-        "(text or --format json), --folded, --flame, --html and --top N "
-        "apply; the exports are for PT and CoreSight");
+        "(text or --format json), --folded, --flame, --html, --pprof and "
+        "--top N apply; the other exports are for PT and CoreSight");
   }
   SymbolizerResolver resolver(symbolizer);
   auto result =
@@ -89,6 +93,20 @@ int RunSpe(const RunContext& run, const OpenedInput& input,
     html_options.prune_fraction = run.min_width_px / FlameOptions().width;
     outputs.push_back({"HTML report", options.html, true, "report.html",
                        html::RenderSpeReport(model, html_options)});
+  }
+  if (!options.exports.pprof.empty()) {
+    // The images, names and frames of the capture; no control flow.
+    const analysis::Profile no_profile;
+    const analysis::BlockExpansion no_expansion;
+    SymbolizerProfileSymbols names(&symbolizer, &input.timeline);
+    LiveExportInput export_input(no_profile, no_expansion, input.timeline,
+                                 symbolizer, names);
+    PprofOptions pprof;
+    pprof.comment = BaseName(options.input.input);
+    auto file = RenderSpePprof(export_input, result->profile, pprof);
+    if (!file.ok()) return Fail(kTool, file.status());
+    outputs.push_back(
+        {"pprof profile", options.exports.pprof, true, "pb.gz", *file});
   }
   if (outputs.empty() || options.top != 0) {
     const bool json = options.format == "json";

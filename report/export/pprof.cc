@@ -87,6 +87,7 @@ class PprofBuilder {
       : input_(input), options_(options), names_(input.symbols()) {}
 
   std::string Build(const CallTree& tree);
+  std::string BuildSpe(const analysis::SpeProfile& spe);
 
  private:
   uint64_t FunctionId(const std::string& name, const std::string& system_name,
@@ -96,9 +97,12 @@ class PprofBuilder {
   // The location of instruction `vaddr` run in frame `key` (leaf), or of
   // the frame's entry (caller).
   uint64_t Location(const FrameKey& key, uint32_t image, uint64_t vaddr);
-  std::string Serialize(
-      const std::vector<
-          std::pair<std::vector<uint64_t>, std::array<uint64_t, 2>>>& samples);
+  // Sample i has `values[i]`, one per value type; the first type is the
+  // period's (each sample counted once per unit).
+  using Sample = std::pair<std::vector<uint64_t>, std::vector<uint64_t>>;
+  using ValueType = std::pair<std::string, std::string>;  // type, unit
+  std::string Serialize(const std::vector<ValueType>& types,
+                        const std::vector<Sample>& samples);
 
   ExportInput& input_;
   const PprofOptions& options_;
@@ -202,8 +206,7 @@ std::string PprofBuilder::Build(const CallTree& tree) {
     callers[n].insert(callers[n].end(), callers[parent].begin(),
                       callers[parent].end());
   }
-  std::vector<std::pair<std::vector<uint64_t>, std::array<uint64_t, 2>>>
-      samples;
+  std::vector<Sample> samples;
   size_t i = 0;
   const auto& node_blocks = tree.node_blocks;
   while (i < node_blocks.size()) {
@@ -231,32 +234,49 @@ std::string PprofBuilder::Build(const CallTree& tree) {
       std::vector<uint64_t> stack;
       stack.push_back(Location(key, address.first, address.second));
       stack.insert(stack.end(), callers[node].begin(), callers[node].end());
-      samples.emplace_back(std::move(stack), value);
+      std::vector<uint64_t> values{value[0]};
+      if (options_.with_time) {
+        values.push_back(static_cast<uint64_t>(
+            std::llround(static_cast<double>(value[1]) * options_.time_scale)));
+      }
+      samples.emplace_back(std::move(stack), std::move(values));
     }
   }
-  return Serialize(samples);
+  std::vector<ValueType> types{{"instructions", "count"}};
+  if (options_.with_time) types.emplace_back("time", options_.time_unit);
+  return Serialize(types, samples);
 }
 
-std::string PprofBuilder::Serialize(
-    const std::vector<
-        std::pair<std::vector<uint64_t>, std::array<uint64_t, 2>>>& samples) {
+std::string PprofBuilder::BuildSpe(const analysis::SpeProfile& spe) {
+  std::vector<Sample> samples;
+  for (const analysis::SpeInstruction& insn : spe.instructions) {
+    if (insn.counters.samples == 0) continue;
+    const analysis::SpeFunctionKey& fn = spe.functions[insn.function].key;
+    const bool in_image = insn.address.image != analysis::kSpeNoImage;
+    FrameKey key;
+    key.kind = in_image && fn.resolved ? FrameKind::kFunction
+                                       : FrameKind::kUnknownCode;
+    key.image = in_image ? insn.address.image : kNoImage;
+    key.start = fn.start;
+    samples.push_back({{Location(key, key.image, insn.address.vaddr)},
+                       {insn.counters.samples, insn.counters.total_latency}});
+  }
+  return Serialize({{"samples", "count"}, {"latency", "cycles"}}, samples);
+}
+
+std::string PprofBuilder::Serialize(const std::vector<ValueType>& types,
+                                    const std::vector<Sample>& samples) {
   ProtoWriter p;
-  auto value_type = [&](const std::string& type, const std::string& unit) {
+  auto value_type = [&](const ValueType& type) {
     ProtoWriter v;
-    v.Int(1, strings_.Id(type));
-    v.Int(2, strings_.Id(unit));
+    v.Int(1, strings_.Id(type.first));
+    v.Int(2, strings_.Id(type.second));
     return v.bytes();
   };
-  p.Bytes(1, value_type("instructions", "count"));
-  if (options_.with_time) p.Bytes(1, value_type("time", options_.time_unit));
-  for (const auto& [stack, value] : samples) {
+  for (const ValueType& type : types) p.Bytes(1, value_type(type));
+  for (const auto& [stack, values] : samples) {
     ProtoWriter s;
     s.Packed(1, stack);
-    std::vector<uint64_t> values{value[0]};
-    if (options_.with_time) {
-      values.push_back(static_cast<uint64_t>(
-          std::llround(static_cast<double>(value[1]) * options_.time_scale)));
-    }
     s.Packed(2, values);
     p.Bytes(2, s.bytes());
   }
@@ -308,8 +328,8 @@ std::string PprofBuilder::Serialize(
   }
   const uint64_t comment =
       options_.comment.empty() ? 0 : strings_.Id(options_.comment);
-  const uint64_t period_type = strings_.Id("instructions");
-  const uint64_t period_unit = strings_.Id("count");
+  const uint64_t period_type = strings_.Id(types[0].first);
+  const uint64_t period_unit = strings_.Id(types[0].second);
   for (const std::string& s : strings_.strings()) p.Bytes(6, s);
   {
     ProtoWriter v;
@@ -317,7 +337,7 @@ std::string PprofBuilder::Serialize(
     v.Int(2, period_unit);
     p.Bytes(11, v.bytes());
   }
-  p.Int(12, 1);  // period: every instruction counted
+  p.Int(12, 1);  // period: each sample counts once (every instruction)
   if (comment != 0) p.Packed(13, {comment});
   return p.bytes();
 }
@@ -334,6 +354,13 @@ absl::StatusOr<std::string> RenderPprof(ExportInput& input,
                                         const CallTree& tree,
                                         const PprofOptions& options) {
   return Gzip(RenderPprofProto(input, tree, options));
+}
+
+absl::StatusOr<std::string> RenderSpePprof(ExportInput& input,
+                                           const analysis::SpeProfile& spe,
+                                           const PprofOptions& options) {
+  PprofBuilder builder(input, options);
+  return Gzip(builder.BuildSpe(spe));
 }
 
 absl::StatusOr<std::string> Gzip(std::string_view bytes) {

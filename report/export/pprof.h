@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/profile.h"
+#include "analysis/spe_profile.h"
 #include "report/export/export_input.h"
 
 namespace hwt::report {
@@ -32,6 +33,15 @@ absl::StatusOr<std::string> RenderPprof(ExportInput& input,
 // The uncompressed profile.proto bytes (what RenderPprof compresses).
 std::string RenderPprofProto(ExportInput& input, const analysis::CallTree& tree,
                              const PprofOptions& options);
+
+// The pprof profile of an SPE capture's samples: sample types
+// samples/count and latency/cycles (the sum of the samples' total
+// latencies), one sample per sampled instruction, located like a leaf of
+// the control-flow profile (its lines and inline frames); `input` gives the
+// images, names and frames (its profile is not read).
+absl::StatusOr<std::string> RenderSpePprof(ExportInput& input,
+                                           const analysis::SpeProfile& spe,
+                                           const PprofOptions& options);
 
 // gzip (RFC 1952) of `bytes`, as pprof files are stored.
 absl::StatusOr<std::string> Gzip(std::string_view bytes);
