@@ -24,6 +24,7 @@
 #include "batch/progress_bar.h"
 #include "batch/summary.h"
 #include "batch/worker_pool.h"
+#include "report/driver/report_run.h"
 #include "report/profile/capture_analysis.h"
 
 namespace hwt::batch {
@@ -214,6 +215,45 @@ absl::StatusOr<bool> Analyse(const RunOptions& options, const OutDir& out,
   return true;
 }
 
+// --html: each capture's report next to its profile, then the batch's
+// page (hwt-report --html OUTDIR: the merged profile with the summary's
+// rows, linked to those reports). Written by hwt-report's own driver, as a
+// user would get them one by one.
+int WriteHtmlReports(const RunOptions& options, const OutDir& out,
+                     const std::vector<CaptureRow>& rows, SignalGuard& guard) {
+  report::ReportEnvironment env;
+  auto render = [&](const std::string& input, const std::string& file) {
+    report::ReportFlags flags;
+    flags.inputs = {input};
+    flags.input.input = input;
+    flags.html = file;
+    flags.quiet = true;
+    return report::RunReport(flags, env);
+  };
+  for (const CaptureRow& row : rows) {
+    if (guard.Pending()) return kExitInterrupted;
+    if (!row.has_profile()) continue;
+    const std::string profile = out.ProfilePath(row.name);
+    const std::string page =
+        profile.substr(0, profile.size() - std::string(".hwtprof").size()) +
+        ".report.html";
+    const int rc = render(profile, page);
+    // Decode errors: the page is written, and the row says so.
+    if (rc != report::kExitOk && rc != report::kExitDecodeErrors) {
+      return Error(3, absl::StrCat("the HTML report of ", row.name,
+                                   " could not be written (", page, ")"));
+    }
+  }
+  const std::string page = out.path() + "/report.html";
+  const int rc = render(out.path(), page);
+  if (rc != report::kExitOk && rc != report::kExitDecodeErrors) {
+    return Error(3,
+                 "the batch's HTML report could not be written (" + page + ")");
+  }
+  if (!options.quiet) fprintf(stderr, "%s: wrote %s\n", kTool, page.c_str());
+  return report::kExitOk;
+}
+
 // merged.hwtprof, the groups, the summary.
 int Finish(const RunOptions& options, const OutDir& out,
            std::vector<CaptureRow>& rows, SignalGuard& guard) {
@@ -257,6 +297,10 @@ int Finish(const RunOptions& options, const OutDir& out,
     written = WriteSummary(out.path(), rows, options.group_by, group_files);
   }
   if (!written.ok()) return Error(3, written.message());
+  if (options.html) {
+    const int rc = WriteHtmlReports(options, out, rows, guard);
+    if (rc != report::kExitOk) return rc;
+  }
   fputs(SummaryTable(rows).c_str(), stdout);
   fflush(stdout);
   return ExitFor(rows);

@@ -33,6 +33,9 @@ struct RunOptions {
   std::optional<std::pair<int, int>> shard;
   bool merge_only = false;
   std::string group_by;
+  // Also OUTDIR/report.html (the merged profile's HTML report with the
+  // table of captures) and profiles/NAME.report.html for each capture.
+  bool html = false;
   bool quiet = false;
   std::optional<bool> progress;  // default: stderr is a terminal
   std::string executable;        // hwt-batch itself, for the workers

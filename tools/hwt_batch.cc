@@ -30,6 +30,7 @@ struct RunFlags {
   std::string shard;
   bool merge_only = false;
   std::string group_by;
+  bool html = false;
   bool quiet = false;
   bool no_progress = false;
 };
@@ -61,6 +62,10 @@ void AddRunFlags(CLI::App& cmd, RunFlags& f, bool slurm) {
                  "also merge per value of a manifest field (command, "
                  "hostname, backend, cpu, ...) or label: "
                  "OUTDIR/groups/VALUE.hwtprof");
+  cmd.add_flag("--html", f.html,
+               "also write OUTDIR/report.html (the merged profile with the "
+               "table of captures, each linked to its report) and "
+               "profiles/NAME.report.html per capture");
   cmd.add_flag("-q,--quiet", f.quiet, "no notes or progress on stderr");
   cmd.add_flag("--no-progress", f.no_progress, "no progress bar");
   if (!slurm) {
@@ -106,6 +111,7 @@ std::optional<hwt::batch::RunOptions> ToOptions(const RunFlags& f) {
   }
   o.merge_only = f.merge_only;
   o.group_by = f.group_by;
+  o.html = f.html;
   o.quiet = f.quiet;
   if (f.no_progress) o.progress = false;
   o.executable = hwt::batch::SelfExecutable();

@@ -16,6 +16,7 @@
 #include "report/driver/report_options.h"
 #include "report/driver/report_run.h"
 #include "report/driver/tool_input.h"
+#include "report/html/capture_model.h"
 #include "report/profile/call_timeline.h"
 #include "report/profile/flame_svg.h"
 #include "report/profile/report_support.h"
@@ -82,6 +83,9 @@ struct Subject {
   const capture::AddressSpaceTimeline* timeline = nullptr;
   // The saved profile (--html, the exports); null for captures.
   const analysis::SavedProfile* saved = nullptr;
+  // --html of a saved profile: its captures' rows (a batch's, with the
+  // failed ones and the links to their reports, when it is a batch's).
+  std::vector<html::CaptureRow> capture_rows;
 };
 
 // The profile outputs of a subject, written; returns the exit code.

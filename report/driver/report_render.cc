@@ -256,6 +256,11 @@ void AddHot(RenderState& s) {
 void AddHtml(RenderState& s) {
   html::ProfileModelInputs model;
   model.capture = s.subject.capture;
+  model.saved = s.subject.saved;
+  model.captures = s.subject.capture_rows;
+  if (s.subject.saved != nullptr) {
+    model.time_unit = ChooseProfileWeightUnit(true, *s.subject.saved);
+  }
   model.title = s.subject.name;
   model.profile = &s.profile;
   model.tree = &s.tree;

@@ -201,7 +201,9 @@ int RunReport(const ReportFlags& flags, const ReportEnvironment& env) {
   if (options.inputs.empty()) return Usage("INPUT is required");
   bool any_profile = false;
   for (const std::string& in : options.inputs) {
-    any_profile |= analysis::IsProfileFile(in);
+    // A batch directory stands for its merged profile.
+    any_profile |= analysis::IsProfileFile(in) ||
+                   analysis::IsProfileFile(in + "/merged.hwtprof");
   }
   if (options.inputs.size() > 1 || any_profile || !options.save.empty()) {
     return RunProfiles(run);

@@ -1,6 +1,9 @@
-// hwt-report over saved profiles: several inputs merged, .hwtprof files,
+// hwt-report over saved profiles: several inputs merged, .hwtprof files
+// and batch directories (their --html has the batch's table of captures),
 // --save, and --diff BASE NEW (the differential flame graph, difffolded
 // stacks, the functions that changed most).
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -10,8 +13,10 @@
 #include "analysis/saved/profile_merge.h"
 #include "base/file_util.h"
 #include "base/status_macros.h"
+#include "nlohmann/json.hpp"
 #include "report/driver/report_internal.h"
 #include "report/export/saved_export_input.h"
+#include "report/html/diff_model.h"
 #include "report/profile/capture_analysis.h"
 #include "report/profile/folded.h"
 #include "report/profile/profile_diff.h"
@@ -136,12 +141,103 @@ std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
   return symbolizer;
 }
 
+// The batch directory an input stands for (OUTDIR, or OUTDIR/merged.hwtprof
+// next to its summary.json); "" when it is none.
+std::string BatchDirOf(const std::string& input) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (analysis::IsProfileFile(input + "/merged.hwtprof")) return input;
+  const fs::path path(input);
+  if (path.filename() == "merged.hwtprof" &&
+      fs::is_regular_file(path.parent_path() / "summary.json", ec)) {
+    return path.parent_path().empty() ? "." : path.parent_path().string();
+  }
+  return "";
+}
+
+// Where the HTML report goes (its directory: links are relative to it).
+std::filesystem::path HtmlDirectory(const ReportFlags& options) {
+  namespace fs = std::filesystem;
+  const std::string& file = options.html != "-" ? options.html : options.output;
+  std::error_code ec;
+  const fs::path dir = file.empty() ? fs::current_path(ec)
+                                    : fs::absolute(file, ec).parent_path();
+  return dir;
+}
+
+// The table of captures of --html: a batch's rows (summary.json,
+// docs/batch.md: the failed captures too) with links to the reports that
+// `hwt-batch run --html` wrote next to their profiles; otherwise the saved
+// profile's captures.
+std::vector<html::CaptureRow> CaptureRows(const ReportFlags& options,
+                                          const analysis::SavedProfile& saved) {
+  namespace fs = std::filesystem;
+  std::vector<html::CaptureRow> rows;
+  std::map<std::string, const analysis::CaptureSource*> by_name;
+  for (const analysis::CaptureSource& s : saved.sources) {
+    rows.push_back(html::RowOfSource(s));
+    by_name[s.name] = &s;
+  }
+  const std::string batch =
+      options.inputs.size() == 1 ? BatchDirOf(options.inputs[0]) : "";
+  if (batch.empty()) return rows;
+  auto text = ReadFileToString(batch + "/summary.json");
+  if (!text.ok()) return rows;
+  const nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
+  if (!summary.is_object() || !summary["rows"].is_array()) return rows;
+  rows.clear();
+  const fs::path here = HtmlDirectory(options);
+  for (const nlohmann::json& r : summary["rows"]) {
+    html::CaptureRow row;
+    row.name = r.value("name", "");
+    row.path = r.value("path", "");
+    row.backend = r.value("backend", "");
+    row.status = r.value("status", "");
+    row.error = r.value("error", "");
+    row.trace_bytes = r.value("trace_bytes", uint64_t{0});
+    row.bytes_lost = r.value("bytes_lost", uint64_t{0});
+    row.instructions = r.value("instructions", uint64_t{0});
+    row.errors = r.value("errors", uint64_t{0});
+    if (auto it = by_name.find(row.name); it != by_name.end()) {
+      row.command = it->second->command;
+      row.hostname = it->second->hostname;
+      row.created = it->second->created;
+    }
+    std::error_code ec;
+    const fs::path report = fs::absolute(
+        fs::path(batch) / "profiles" / (row.name + ".report.html"), ec);
+    if (fs::is_regular_file(report, ec)) {
+      row.report = report.lexically_relative(here).generic_string();
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The decode streams of every capture, named after their capture when
+// there are several.
+std::vector<StreamInfo> StreamInfosOf(const analysis::SavedProfile& p) {
+  std::vector<StreamInfo> out;
+  for (const analysis::CaptureSource& s : p.sources) {
+    for (const analysis::SavedStream& stream : s.streams) {
+      StreamInfo info = stream.info;
+      if (p.sources.size() > 1) info.name = s.name + ": " + info.name;
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
+}
+
 int RenderSaved(const RunContext& run, const analysis::SavedProfile& saved,
                 Subject& subject) {
   const ReportFlags& options = run.flags;
   subject.saved = &saved;
   subject.decode = TotalDecodeStats(saved);
   subject.stream_stats = StreamStatsOf(saved);
+  if (!options.html.empty()) {
+    subject.streams = StreamInfosOf(saved);
+    subject.capture_rows = CaptureRows(options, saved);
+  }
   subject.unit =
       ChooseProfileWeightUnit(options.weight != "instructions", saved);
   SavedProfileSymbols symbols(saved, !options.no_inline, !options.no_demangle);
@@ -185,11 +281,6 @@ int RunProfiles(const RunContext& run) {
     const int rc = SaveProfile(options, *saved, &done);
     if (rc != kExitOk) return rc;
     if (done) return DecodeExit(StreamStatsOf(*saved), options.quiet);
-  }
-  if (!options.html.empty()) {
-    return Usage(
-        "--html is made from a capture, not yet from a saved profile; "
-        "report the capture itself");
   }
   Subject subject;
   subject.profile = &saved->profile;
@@ -251,8 +342,8 @@ int RunDiff(const RunContext& given) {
   if (DiffFiltersGiven(options)) {
     return Usage(
         "--diff draws a differential flame graph (--flame, the default), "
-        "difffolded stacks (--folded) or a table of changes (--top N); "
-        "filters do not apply");
+        "difffolded stacks (--folded), a table of changes (--top N) or "
+        "an HTML report of both (--html); filters do not apply");
   }
   auto base = LoadInputs(options, {options.diff[0]});
   if (!base.ok()) return Fail(kTool, base.status());
@@ -273,6 +364,26 @@ int RunDiff(const RunContext& given) {
                                   now_names.frames())});
   }
   if (options.top != 0) outputs.push_back(DiffTop(options, *base, *now));
+  if (!options.html.empty()) {
+    DiffOptions diff_options;
+    diff_options.absolute = options.absolute;
+    diff_options.rows = 500;
+    html::DiffModelInputs model;
+    model.base_name = BaseName(options.diff[0]);
+    model.new_name = BaseName(options.diff[1]);
+    model.tree = &now_tree;
+    model.frames = &now_names.frames();
+    model.delta = StackDeltas(now_tree, now_names.frames(), base_tree,
+                              base_names.frames(), options.absolute);
+    model.absolute = options.absolute;
+    model.changes =
+        DiffJson(DiffProfiles(*base, *now, diff_options), diff_options);
+    html::HtmlOptions html_options;
+    html_options.prune_fraction = run.min_width_px / FlameOptions().width;
+    outputs.push_back({"differential HTML report", options.html, true,
+                       "diff.report.html",
+                       html::RenderDiffReport(model, html_options)});
+  }
   if (!options.flame.empty() || outputs.empty()) {
     FlameOptions flame =
         FlameFromFlags(run, "Differential Flame Graph",

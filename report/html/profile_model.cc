@@ -70,9 +70,11 @@ json Categories() {
 // The tree's nodes in preorder as columns, without the nodes below the
 // pruning width (and so without their subtrees).
 void AddTreeColumns(const NamedTree& tree, double prune_fraction,
-                    ModelFrames& frames, json& model) {
+                    ModelFrames& frames, json& model,
+                    const std::vector<int64_t>* delta = nullptr) {
   json frame = json::array(), depth = json::array(), self = json::array(),
-       total = json::array(), calls = json::array(), gaps = json::array();
+       total = json::array(), calls = json::array(), gaps = json::array(),
+       deltas = json::array();
   const double min_total = prune_fraction * static_cast<double>(tree.total());
   uint64_t pruned_nodes = 0, pruned_weight = 0;
   for (uint32_t i = 0; i < tree.nodes.size();) {
@@ -93,6 +95,7 @@ void AddTreeColumns(const NamedTree& tree, double prune_fraction,
     total.push_back(n.total);
     calls.push_back(n.calls);
     gaps.push_back(n.gaps);
+    if (delta != nullptr) deltas.push_back(i < delta->size() ? (*delta)[i] : 0);
     ++i;
   }
   model["tree"] = {
@@ -101,6 +104,7 @@ void AddTreeColumns(const NamedTree& tree, double prune_fraction,
       {"calls", std::move(calls)},      {"gaps", std::move(gaps)},
       {"nodes", tree.nodes.size()},     {"pruned_nodes", pruned_nodes},
       {"pruned_weight", pruned_weight}, {"prune_fraction", prune_fraction}};
+  if (delta != nullptr) model["tree"]["delta"] = std::move(deltas);
 }
 
 json ProfileSummary(const ProfileModelInputs& in) {
@@ -112,7 +116,9 @@ json ProfileSummary(const ProfileModelInputs& in) {
         p.stats.gaps_by_reason[r];
   }
   const WeightUnit time_unit =
-      ChooseWeightUnit(true, p.has_time, in.capture->manifest());
+      in.capture != nullptr
+          ? ChooseWeightUnit(true, p.has_time, in.capture->manifest())
+          : in.time_unit;
   json out = {
       {"unit", in.unit.name},
       {"scale", in.unit.scale},
@@ -228,9 +234,10 @@ json Annotations(const ProfileModelInputs& in, const TreeFunctions& functions,
 }  // namespace
 
 void AddTree(const NamedTree& tree, const FrameTable& table,
-             double prune_fraction, json& model) {
+             double prune_fraction, json& model,
+             const std::vector<int64_t>* delta) {
   ModelFrames frames(table);
-  AddTreeColumns(tree, prune_fraction, frames, model);
+  AddTreeColumns(tree, prune_fraction, frames, model, delta);
   model["frames"] = frames.Json();
   model["categories"] = Categories();
 }
@@ -240,8 +247,13 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
   json model = {{"format", "hwt-report-html"},
                 {"version", kModelVersion},
                 {"kind", "profile"},
-                {"title", in.title},
-                {"capture", CaptureJson(*in.capture)}};
+                {"title", in.title}};
+  if (in.capture != nullptr) {
+    model["capture"] = CaptureJson(*in.capture);
+  } else if (in.saved != nullptr && in.saved->sources.size() == 1) {
+    model["capture"] = CaptureJson(in.saved->sources[0], in.saved->images);
+  }
+  if (!in.captures.empty()) model["captures"] = CapturesJson(in.captures);
   DecodeSummary summary;
   summary.capture = in.capture;
   summary.streams = in.streams;

@@ -2,7 +2,10 @@
 // JSON document the page's scripts render, built from the same library
 // functions as the text outputs, so that its numbers are theirs:
 //   capture, decode   the capture's identity; the decoder's statistics as
-//                     `hwt-decode --stats --format json` prints them
+//                     `hwt-decode --stats --format json` prints them (for
+//                     a saved profile: its one capture's identity, or none
+//                     for several, and the streams of all)
+//   captures          a saved profile's or a batch's captures, one row each
 //   profile           totals, gaps by reason, time covered, filters
 //   frames, tree      the named call tree `--folded` prints (BuildNamedTree:
 //                     the same tree, the same inline frames), frames named
@@ -24,9 +27,11 @@
 
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
+#include "analysis/saved/saved_profile.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
 #include "nlohmann/json.hpp"
+#include "report/html/capture_model.h"
 #include "report/profile/hot_report.h"
 #include "report/profile/report_support.h"
 #include "report/profile/symbolized_profile.h"
@@ -47,7 +52,15 @@ struct HtmlOptions {
 };
 
 struct ProfileModelInputs {
+  // The capture, or else the saved profile (one or many captures merged).
   const capture::Capture* capture = nullptr;
+  const analysis::SavedProfile* saved = nullptr;
+  // The table of captures (a saved profile's, a batch's with the failed
+  // ones and links to their reports); empty: none shown.
+  std::vector<CaptureRow> captures;
+  // The unit of the time the trace covers, for a saved profile
+  // (ChooseProfileWeightUnit); a capture's comes from its manifest.
+  WeightUnit time_unit;
   std::string title;  // the input's base name
   const analysis::Profile* profile = nullptr;
   // The tree the reports show (the merged tree, or a filtered one).
@@ -75,10 +88,13 @@ nlohmann::json ProfileModel(const ProfileModelInputs& inputs,
 std::string RenderProfileReport(const ProfileModelInputs& inputs,
                                 const HtmlOptions& options = {});
 
-// The tree and frames parts alone (also for the SPE report's flame graph):
-// adds "frames" and "tree" to `model`.
+// The tree and frames parts alone (also for the SPE report's and the
+// differential report's flame graphs): adds "frames" and "tree" to
+// `model`; with `delta` (one per node of `tree`) the tree gets a "delta"
+// column, which the page colours by.
 void AddTree(const NamedTree& tree, const FrameTable& frames,
-             double prune_fraction, nlohmann::json& model);
+             double prune_fraction, nlohmann::json& model,
+             const std::vector<int64_t>* delta = nullptr);
 
 }  // namespace hwt::report::html
 

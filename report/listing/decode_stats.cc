@@ -133,7 +133,10 @@ std::string DecodeFailureMessage(const std::vector<StreamStats>& streams) {
 }
 
 std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
-  const capture::Manifest& m = summary.capture->manifest();
+  // Without a capture (a saved profile): the streams alone.
+  static const capture::Manifest kNoManifest;
+  const capture::Manifest& m =
+      summary.capture != nullptr ? summary.capture->manifest() : kNoManifest;
   Json streams = Json::array();
   std::vector<StreamStats> per_buffer(m.buffers.size());
   for (size_t i = 0; i < summary.streams.size() && i < summary.stats.size();
@@ -164,16 +167,18 @@ std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
     buffers.push_back(std::move(j));
   }
   Json out = {
-      {"input", summary.capture->source_path()},
-      {"backend", capture::BackendName(m.backend)},
-      {"mode", capture::TraceModeName(m.mode)},
-      {"cpu", CpuText(m.cpu)},
       {"total", StatsJson(TotalStats(summary.stats), summary.blocks_counted,
                           /*with_errors=*/false)},
       {"buffers", std::move(buffers)},
       {"streams", std::move(streams)},
       {"warnings", summary.warnings},
   };
+  if (summary.capture != nullptr) {
+    out["input"] = summary.capture->source_path();
+    out["backend"] = capture::BackendName(m.backend);
+    out["mode"] = capture::TraceModeName(m.mode);
+    out["cpu"] = CpuText(m.cpu);
+  }
   if (!summary.notes.empty()) out["notes"] = summary.notes;
   return out.dump(2) + "\n";
 }

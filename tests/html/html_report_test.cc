@@ -129,6 +129,125 @@ TEST_F(HtmlReportTest, ProfileModelEqualsTheTextOutputs) {
   EXPECT_EQ(Folded(TreeStacks(full)), folded);
 }
 
+// hwt-batch run --html over the demo, counted.hwt and a broken bundle: the
+// batch's page has every summary row (the failed one too, with its error)
+// linked to the page of each capture next to its profile; each capture's
+// page, made from its saved profile, shows the top table and folded tree
+// of the capture itself; the batch page's are the merged profile's.
+TEST_F(HtmlReportTest, BatchPagesHoldTheSummaryAndEachCapturesNumbers) {
+  namespace fs = std::filesystem;
+  const std::string in = Path("in");
+  fs::create_directories(in + "/broken.hwt");
+  ASSERT_TRUE(WriteFileAtomically(in + "/broken.hwt/manifest.json", "{").ok());
+  fs::copy(Demo(), in + "/demo.hwt", fs::copy_options::recursive);
+  const std::string counted = SourceDir() + "/testdata/decode/counted.hwt";
+  fs::copy(counted, in + "/counted.hwt", fs::copy_options::recursive);
+  const std::string out = Path("out");
+  auto batch = RunCommand(
+      {ToolPath("hwt-batch"), "run", "-q", "--html", "-o", out, in}, 300);
+  ASSERT_EQ(batch.exit_code, 1) << batch.err;  // one capture failed
+
+  const nlohmann::json page = ModelOf(out + "/report.html");
+  auto summary = ReadFileToString(out + "/summary.json");
+  ASSERT_TRUE(summary.ok());
+  const nlohmann::json rows = nlohmann::json::parse(*summary)["rows"];
+  ASSERT_EQ(page["captures"].size(), 3u);
+  ASSERT_EQ(rows.size(), 3u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json& shown = page["captures"][i];
+    for (const char* key :
+         {"name", "status", "instructions", "trace_bytes", "errors"}) {
+      EXPECT_EQ(shown[key], rows[i][key]) << key << " of row " << i;
+    }
+    if (rows[i]["status"] == "failed") {
+      EXPECT_FALSE(shown.contains("report"));
+      EXPECT_EQ(shown["error"], rows[i]["error"]);
+      continue;
+    }
+    const std::string name = shown["name"];
+    EXPECT_EQ(shown["report"], "profiles/" + name + ".report.html");
+    const std::string capture_page =
+        out + "/" + shown["report"].get<std::string>();
+    ASSERT_TRUE(fs::exists(capture_page)) << capture_page;
+    const nlohmann::json one = ModelOf(capture_page);
+    const std::string capture = in + "/" + name + ".hwt";
+    EXPECT_EQ(one["top"], nlohmann::json::parse(
+                              RunOk({ToolPath("hwt-report"), "--top", "500",
+                                     "--format", "json", capture})))
+        << name;
+    EXPECT_EQ(one["capture"]["input"], capture);
+    EXPECT_EQ(one["profile"]["instructions"], rows[i]["instructions"]);
+  }
+  EXPECT_EQ(page["top"], nlohmann::json::parse(RunOk(
+                             {ToolPath("hwt-report"), "--top", "500",
+                              "--format", "json", out + "/merged.hwtprof"})));
+  EXPECT_FALSE(page.contains("capture"));  // several: the table says
+  // The streams of both captures, named after them.
+  EXPECT_EQ(page["decode"]["streams"].size(), 2u);
+}
+
+// hwt-report --diff BASE NEW --html: the table of changes is `--diff --top`'s
+// JSON; unpruned and with --absolute, every node of the tree has the new
+// total of its stack and, as its change, the new less the base total that
+// the difffolded stacks give that stack.
+TEST_F(HtmlReportTest, DiffReportHoldsTheDiffOutputs) {
+  const std::string base = Path("base.hwtprof"), now = Path("now.hwtprof");
+  const std::string counted = SourceDir() + "/testdata/decode/counted.hwt";
+  RunOk({ToolPath("hwt-report"), "-q", "--save", base, counted});
+  RunOk({ToolPath("hwt-report"), "-q", "--save", now, counted, Demo()});
+  const std::string report = ToolPath("hwt-report");
+  RunOk({report, "--diff", base, now, "--absolute", "--min-width", "0",
+         "--html=" + Path("diff.html")});
+  const nlohmann::json model = ModelOf(Path("diff.html"));
+  EXPECT_EQ(model["kind"], "diff");
+  EXPECT_EQ(
+      model["changes"],
+      nlohmann::json::parse(RunOk({report, "--diff", base, now, "--absolute",
+                                   "--top", "500", "--format", "json"})));
+  // difffolded: "STACK BASE NEW" self weights per stack.
+  std::map<std::string, int64_t> base_total, new_total;
+  const std::string folded = RunOk({report, "--diff", base, now, "--folded"});
+  for (absl::string_view line :
+       absl::StrSplit(folded, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    ASSERT_GE(f.size(), 3u) << line;
+    const int64_t b = std::stoll(f[f.size() - 2]), n = std::stoll(f.back());
+    std::string stack;
+    for (size_t i = 0; i + 2 < f.size(); ++i) {
+      stack += (i ? " " : "") + f[i];
+    }
+    std::string prefix;
+    for (absl::string_view frame : absl::StrSplit(stack, ';')) {
+      absl::StrAppend(&prefix, prefix.empty() ? "" : ";", frame);
+      base_total[prefix] += b;
+      new_total[prefix] += n;
+    }
+  }
+  const nlohmann::json& tree = model["tree"];
+  const nlohmann::json& names = model["frames"]["name"];
+  ASSERT_EQ(tree["delta"].size(), tree["frame"].size());
+  // Frames of two images may share a name (both programs have _start): the
+  // stacks are compared by name, as the folded lines name them.
+  std::map<std::string, int64_t> shown_total, shown_delta;
+  std::vector<std::string> path;
+  for (size_t i = 1; i < tree["frame"].size(); ++i) {
+    path.resize(tree["depth"][i].get<size_t>() - 1);
+    path.push_back(names[tree["frame"][i].get<size_t>()]);
+    const std::string stack = absl::StrJoin(path, ";");
+    shown_total[stack] += tree["total"][i].get<int64_t>();
+    shown_delta[stack] += tree["delta"][i].get<int64_t>();
+  }
+  size_t grew = 0;
+  for (const auto& [stack, total] : shown_total) {
+    EXPECT_EQ(total, new_total[stack]) << stack;
+    EXPECT_EQ(shown_delta[stack], new_total[stack] - base_total[stack])
+        << stack;
+    grew += shown_delta[stack] > 0;
+  }
+  EXPECT_GT(shown_total.size(), 100u);
+  EXPECT_GT(grew, 100u);  // the demo's stacks are all new
+}
+
 // --function and --only-image shape the page's tables as they shape the text
 // outputs'.
 TEST_F(HtmlReportTest, FiltersApplyAsToTheTextOutputs) {

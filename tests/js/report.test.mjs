@@ -1,7 +1,9 @@
 // The HTML report in a real browser (Debian's chromium, driven by
 // playwright-core, no browser download): reports written from real
 // captures (the demo, a recorded program whose function names are markup,
-// an SPE trace of known samples) load with no console error and no request;
+// an SPE trace of known samples, a batch's page and the pages it links to,
+// a --diff page)
+// load with no console error and no request;
 // the top table shows `hwt-report --top`'s numbers; clicking a frame zooms,
 // Escape resets; "/" searches and the matched share is the one the folded
 // stacks give; names render as text; every view's screenshot has content.
@@ -53,6 +55,26 @@ before(async () => {
   const speInput = ['--backend', 'spe', '--image', path.join(BUILD, 'testdata/programs/counted_static') + '@0', trace];
   run(tool('hwt-report'), ['--html=' + path.join(dir, 'spe.html'), ...speInput]);
   pages.spe = {file: path.join(dir, 'spe.html'), input: speInput};
+
+  // A batch with --html: the demo, counted.hwt and a broken bundle.
+  const batchIn = path.join(dir, 'batch-in');
+  fs.mkdirSync(path.join(batchIn, 'broken.hwt'), {recursive: true});
+  fs.writeFileSync(path.join(batchIn, 'broken.hwt', 'manifest.json'), '{');
+  fs.cpSync(demo, path.join(batchIn, 'demo.hwt'), {recursive: true});
+  fs.cpSync(path.join(SOURCE, 'testdata/decode/counted.hwt'), path.join(batchIn, 'counted.hwt'), {recursive: true});
+  const batchOut = path.join(dir, 'batch-out');
+  try {
+    run(tool('hwt-batch'), ['run', '-q', '--html', '-o', batchOut, batchIn]);
+  } catch (e) {
+    if (e.status !== 1) throw e;  // 1: the broken capture failed, as it must
+  }
+  pages.batch = {file: path.join(batchOut, 'report.html'), input: [batchOut], dir: batchOut};
+
+  // --diff of the batch's two profiles (counted -> demo) as a page.
+  const profiles = path.join(batchOut, 'profiles');
+  const diffInput = ['--diff', path.join(profiles, 'counted.hwtprof'), path.join(profiles, 'demo.hwtprof')];
+  run(tool('hwt-report'), [...diffInput, '--html=' + path.join(dir, 'diff.html')]);
+  pages.diff = {file: path.join(dir, 'diff.html'), input: diffInput};
 
   browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(dir, 'profile-')), {
     executablePath: CHROMIUM,
@@ -335,6 +357,66 @@ test('the SPE views show the SPE report\'s samples', async () => {
     [tr.children[0].textContent, tr.children[2].textContent]));
   assert.deepEqual(rows, expected.functions.map((f) => [f.name, String(f.samples)]));
   assert.ok(await page.locator('#histogram-total tr').count() > 3);
+  clean(seen);
+  await page.close();
+});
+
+test('a batch page lists every capture and links each to a report that loads', async () => {
+  const summary = JSON.parse(fs.readFileSync(path.join(pages.batch.dir, 'summary.json'), 'utf8'));
+  const {page, seen} = await open('batch', 'captures');
+  const rows = await page.$$eval('#capture-table tbody tr', (trs) => trs.map((tr) => ({
+    cells: Array.from(tr.children, (td) => td.textContent),
+    href: tr.querySelector('a') ? tr.querySelector('a').getAttribute('href') : null,
+  })));
+  assert.equal(rows.length, summary.rows.length);
+  const linked = [];
+  summary.rows.forEach((r, i) => {
+    const [status, name, , , instructions] = rows[i].cells;
+    assert.deepEqual({status, name, instructions: number(instructions)},
+      {status: r.status, name: r.name, instructions: r.instructions}, 'row ' + i);
+    if (r.status === 'failed') {
+      assert.equal(rows[i].href, null, 'a failed capture has no report');
+      assert.ok(rows[i].cells.includes(r.error), 'its error is shown');
+    } else {
+      linked.push(rows[i].href);
+    }
+  });
+  await assertNotBlank(page, 'batch captures');
+  clean(seen);
+  await page.close();
+  assert.equal(linked.length, 2);
+  // Each link names a page next to its profile; that page loads cleanly and
+  // shows its capture's --top.
+  for (const href of linked) {
+    const target = path.resolve(pages.batch.dir, href);
+    assert.ok(fs.existsSync(target), target);
+    const profile = target.replace(/\.report\.html$/, '.hwtprof');
+    pages.linked = {file: target, input: [profile]};
+    const expected = JSON.parse(run(tool('hwt-report'), ['--top', '5', '--format', 'json', profile]));
+    const linkedPage = await open('linked', 'top');
+    const first = await linkedPage.page.$$eval('#top-table tbody tr', (trs) => trs.slice(0, 5).map((tr) =>
+      tr.children[5].textContent));
+    assert.deepEqual(first, expected.by_self.slice(0, 5).map((r) => r.function), href);
+    await assertNotBlank(linkedPage.page, 'linked ' + href);
+    clean(linkedPage.seen);
+    await linkedPage.page.close();
+  }
+});
+
+test('a --diff page colours and signs what changed and lists --diff --top\'s changes', async () => {
+  const expected = JSON.parse(run(tool('hwt-report'), [...pages.diff.input, '--top', '10', '--format', 'json']));
+  const {page, seen} = await open('diff', 'changes');
+  const shown = await page.$$eval('#changes-table tbody tr', (trs) => trs.slice(0, 10).map((tr) =>
+    ({change: tr.children[0].textContent, fn: tr.children[5].textContent})));
+  assert.deepEqual(shown.map((r) => r.fn), expected.functions.map((r) => r.function));
+  assert.deepEqual(shown.map((r) => r.change),
+    expected.functions.map((r) => (r.change > 0 ? '+' : '') + r.change.toFixed(2)));
+  await assertNotBlank(page, 'diff changes');
+  await page.evaluate(() => { location.hash = 'flame'; });
+  await page.waitForSelector('#flame .frame.grew');
+  const signed = await page.$$eval('#flame .frame.grew', (boxes) => boxes.filter((b) => b.textContent.startsWith('+')).length);
+  assert.ok(signed > 0, 'frames that grew are marked + in their labels');
+  await assertNotBlank(page, 'diff flame');
   clean(seen);
   await page.close();
 });

@@ -1,5 +1,6 @@
 // The report's frame: reads the model, builds the tabs for its kind
-// (a profile or an SPE capture), draws each view the first time it is
+// (a profile, an SPE capture or a --diff; a Captures tab when it has
+// several), draws each view the first time it is
 // shown, follows the address's #view (so views can be linked and the Back
 // button works, from file:// too), and the keyboard: "/" searches the
 // flame graph (Ctrl-F stays the browser's), Escape resets its zoom.
@@ -10,15 +11,18 @@
 
   const VIEWS = {
     overview: {label: 'Overview', render: (v, app) => hwt.renderOverview(v, app)},
+    captures: {label: 'Captures', render: (v, app) => hwt.renderCaptures(v, app)},
     flame: {label: 'Flame graph', render: (v, app) => app.drawFlame()},
     top: {label: 'Functions', render: (v, app) => hwt.renderTop(v, app)},
     function: {label: 'Function', render: (v, app) => hwt.renderFunction(v, app, app.currentFunction)},
     hot: {label: 'Hot spots', render: (v, app) => hwt.renderHot(v, app)},
     spe: {label: 'SPE samples', render: (v, app) => hwt.renderSpe(v, app)},
+    changes: {label: 'Changes', render: (v, app) => hwt.renderChanges(v, app)},
   };
   const VIEWS_OF_KIND = {
     profile: ['overview', 'flame', 'top', 'function', 'hot'],
     spe: ['overview', 'flame', 'spe'],
+    diff: ['flame', 'changes'],
   };
 
   const app = {
@@ -136,7 +140,9 @@
     app.tree = new hwt.Tree(model);
     document.getElementById('title').textContent = model.title;
     document.getElementById('subtitle').textContent = hwt.subtitle(model);
-    app.views = VIEWS_OF_KIND[model.kind] || ['overview'];
+    app.views = (VIEWS_OF_KIND[model.kind] || ['overview']).slice();
+    // A saved profile's or a batch's captures get their own table.
+    if (model.captures) app.views.splice(1, 0, 'captures');
     const tabs = document.getElementById('tabs');
     tabs.setAttribute('role', 'tablist');
     for (const view of app.views) {
@@ -175,7 +181,12 @@
   hwt.subtitle = function (model) {
     const c = model.capture;
     const parts = [];
+    if (model.kind === 'diff') {
+      return 'widths are ' + model.diff.new + '\'s instructions; red (marked +) grew and blue (marked -) shrank, ' +
+        (model.diff.measure === 'share' ? 'as shares of each total' : 'in instructions');
+    }
     if (c) parts.push(c.backend + (c.command ? ': ' + c.command : ''));
+    else if (model.captures) parts.push(model.captures.length + (model.captures.length === 1 ? ' capture' : ' captures'));
     if (model.profile && model.profile.instructions !== undefined) {
       parts.push(hwt.thousands(model.profile.instructions) + ' instructions');
     }

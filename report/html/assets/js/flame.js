@@ -239,6 +239,8 @@
         const box = document.createElement('div');
         box.className = 'frame ' + hwt.categoryClass(category) +
           (b.ancestor ? ' ancestor' : '') +
+          (t.delta && t.delta[b.node] > 0 ? ' grew' : '') +
+          (t.delta && t.delta[b.node] < 0 ? ' shrank' : '') +
           (this.matches && f >= 0 && this.matches[f] ? ' match' : '');
         box.dataset.node = String(b.node);
         box.tabIndex = -1;
@@ -247,7 +249,9 @@
         box.style.width = b.w.toFixed(2) + 'px';
         box.style.top = ((this.inverted ? row : maxDepth - row) * ROW) + 'px';
         box.style.backgroundColor = this.colour(b.node, category);
-        box.textContent = label(t.name(b.node), b.w);
+        // Differential: the sign in the label too, readable without colour.
+        const sign = !t.delta || !t.delta[b.node] ? '' : t.delta[b.node] > 0 ? '+ ' : '- ';
+        box.textContent = label(sign + t.name(b.node), b.w);
         box.title = t.name(b.node);
         fragment.append(box);
       }

@@ -1,4 +1,5 @@
-// The overview: what was traced (the capture's identity and buffers), how
+// The overview: what was traced (the capture's identity and buffers, or a
+// saved profile's table of captures in their own view), how
 // the decode went (the decoder's statistics as `hwt-decode --stats --format
 // json` prints them: errors with their trace offsets, bytes lost), the gaps
 // by reason and the time the trace covers.
@@ -99,10 +100,39 @@
     ]));
   }
 
+  // A saved profile's or a batch's captures: status, identity and decode
+  // totals per capture, each linked to its own report when there is one
+  // (hwt-batch run --html writes them next to the profiles).
+  hwt.renderCaptures = function (view, app) {
+    const rows = app.model.captures;
+    hwt.clear(view);
+    view.append(hwt.el('h2', {}, ['Captures']));
+    const counts = {};
+    for (const r of rows) counts[r.status] = (counts[r.status] || 0) + 1;
+    view.append(hwt.el('p', {id: 'capture-counts'}, [Object.entries(counts).map(([s, n]) => n + ' ' + s).join(', ')]));
+    view.append(hwt.table([
+      {key: 'status', label: 'Status', render: (r) => hwt.el('span', {className: 'capture-status capture-' + r.status}, [r.status])},
+      {key: 'name', label: 'Capture', render: (r) => r.report ?
+        hwt.el('a', {attrs: {href: r.report}}, [r.name]) : r.name},
+      {key: 'backend', label: 'Backend'},
+      {key: 'command', label: 'Command'},
+      {key: 'instructions', label: 'Instructions', num: true, render: (r) => hwt.thousands(r.instructions)},
+      {key: 'trace_bytes', label: 'Trace', num: true, render: (r) => hwt.bytes(r.trace_bytes)},
+      {key: 'bytes_lost', label: 'Bytes lost', num: true, render: (r) => hwt.thousands(r.bytes_lost)},
+      {key: 'errors', label: 'Errors', num: true, render: (r) => hwt.thousands(r.errors)},
+      {key: 'error', label: 'Why it failed'},
+    ], rows, {id: 'capture-table'}));
+  };
+
   hwt.renderOverview = function (view, app) {
     const model = app.model;
     hwt.clear(view);
-    captureSection(view, model.capture);
+    if (model.capture) {
+      captureSection(view, model.capture);
+    } else if (model.captures) {
+      view.append(hwt.el('h2', {}, ['Captures']));
+      view.append(hwt.el('p', {}, [model.captures.length + ' captures merged: see the Captures tab.']));
+    }
     if (model.decode) decodeSection(view, model.decode);
     if (model.kind === 'profile') profileSection(view, model.profile);
     if (model.kind === 'spe') hwt.renderSpeOverview(view, app);

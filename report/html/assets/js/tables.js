@@ -107,6 +107,31 @@
     return Array.from(rows.values());
   };
 
+  // The differential report's table: the functions that changed most, as
+  // `hwt-report --diff BASE NEW --top N --format json` lists them.
+  hwt.renderChanges = function (view, app) {
+    const d = app.model.diff;
+    const changes = app.model.changes;
+    const share = d.measure === 'share';
+    hwt.clear(view);
+    view.append(hwt.el('h2', {}, ['Functions that changed most']));
+    view.append(hwt.el('p', {className: 'note'}, [
+      d.base + ': ' + hwt.thousands(d.base_instructions) + ' instructions; ' + d.new + ': ' +
+      hwt.thousands(d.new_instructions) + '. Change: ' +
+      (share ? 'the self share of the new total less that of the base (percentage points).' : 'self instructions, new less base.')]));
+    const signed = (v) => (v > 0 ? '+' : '') + (share ? v.toFixed(2) : hwt.thousands(v));
+    view.append(hwt.table([
+      {key: 'change', label: share ? 'Change (points)' : 'Change', num: true, render: (r) => signed(r.change),
+        value: (r) => Math.abs(r.change)},
+      {key: 'base_self', label: 'Base self', num: true, render: (r) => hwt.thousands(r.base_self)},
+      {key: 'new_self', label: 'New self', num: true, render: (r) => hwt.thousands(r.new_self)},
+      {key: 'base_share', label: 'Base %', num: true, render: (r) => r.base_share.toFixed(2) + '%'},
+      {key: 'new_share', label: 'New %', num: true, render: (r) => r.new_share.toFixed(2) + '%'},
+      {key: 'function', label: 'Function'},
+      {key: 'image', label: 'Image'},
+    ], changes.functions, {id: 'changes-table', sortKey: 'change', descending: true}));
+  };
+
   hwt.renderTop = function (view, app) {
     const model = app.model;
     const top = model.top;
