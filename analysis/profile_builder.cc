@@ -282,6 +282,9 @@ void ProfileBuilder::Impl::OnEvents(uint32_t stream_id,
           t.lead.disabled = true;
         } else {
           t.disabled = true;
+          if (observer_ != nullptr) {
+            observer_->OnDisabled(s.segment.id, t.context, e);
+          }
         }
         if ((e.code & kDisabledInterrupted) && e.ip != 0) {
           const uint32_t entry = EntryOf(s, e);

@@ -54,6 +54,14 @@ class ProfileObserver {
   // A gap ended `stack` (kNoStack when the thread had no stack).
   virtual void OnGap(const StackTable& stacks, uint32_t stream,
                      uint64_t context, uint32_t stack, const Event& gap) = 0;
+  // Tracing stopped (a system call, an interrupt, a filter): the profile
+  // attributes no time until the next block.
+  virtual void OnDisabled(uint32_t stream, uint64_t context,
+                          const Event& disabled) {
+    (void)stream;
+    (void)context;
+    (void)disabled;
+  }
 };
 
 struct ProfileOptions {

@@ -60,6 +60,10 @@ struct RenderState {
   std::optional<NamedTree> named;
   std::string subtitle;
   std::optional<CallTimeline> timeline;
+  // --chrome-trace's: on the trace's time when it has timing, whatever
+  // --weight says (a timeline is read against a clock), with the untraced
+  // intervals; else on instructions.
+  std::optional<CallTimeline> chrome_timeline;
   std::vector<std::string> thread_names;
   HotOptions hot;
   std::vector<OutputSpec> outputs;
@@ -162,6 +166,11 @@ void AddFlame(RenderState& s) {
 void FinishTimeline(RenderState& s) {
   if (s.subject.recorder != nullptr) {
     s.timeline = s.subject.recorder->Finish(s.unit.weight == Weight::kTime);
+  }
+  if (s.subject.recorder != nullptr &&
+      !s.options.exports.chrome_trace.empty()) {
+    s.chrome_timeline = s.subject.recorder->Finish(
+        /*by_time=*/s.profile.has_time, /*untraced=*/true);
   }
   s.thread_names =
       SpeedscopeThreadNames(s.timeline ? *s.timeline : CallTimeline(),
@@ -310,9 +319,9 @@ int AddExports(RenderState& s) {
   }
   auto exports = RenderExportOutputs(
       s.options.exports,
-      {export_input.get(), &s.tree, s.timeline ? &*s.timeline : nullptr,
-       s.thread_names, time_unit, s.options.image, subject.name,
-       s.options.max_events});
+      {export_input.get(), &s.tree,
+       s.chrome_timeline ? &*s.chrome_timeline : nullptr, s.thread_names,
+       time_unit, s.options.image, subject.name, s.options.max_events});
   if (!exports.ok()) return Fail(kTool, exports.status());
   for (ExportOutput& e : *exports) {
     s.outputs.push_back({e.what, e.file, true, e.suffix, std::move(e.content)});

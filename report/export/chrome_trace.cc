@@ -67,9 +67,11 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
       return std::tie(a.start, a.depth) < std::tie(b.start, b.depth);
     });
     for (const Call& c : calls) {
-      emit(absl::StrCat("{\"name\":", frame_names[c.frame],
-                        ",\"ph\":\"X\",\"pid\":1,\"tid\":", t, ",\"ts\":",
-                        us(c.start), ",\"dur\":", us(c.end - c.start), "}"));
+      const bool untraced = c.frame == kUntracedFrame;
+      emit(absl::StrCat(
+          "{\"name\":", untraced ? Quoted("[untraced]") : frame_names[c.frame],
+          ",\"ph\":\"X\",\"pid\":1,\"tid\":", t, ",\"ts\":", us(c.start),
+          ",\"dur\":", us(c.end - c.start), "}"));
     }
   }
   absl::StrAppend(
@@ -79,6 +81,13 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
           ? Quoted(absl::StrCat("trace time (", options.time_unit, ")"))
           : Quoted("instructions (1 instruction = 1 us)"),
       ",\"truncated\":", timeline.truncated ? "true" : "false");
+  if (timeline.by_time) {
+    absl::StrAppend(&out, ",\"untraced\":",
+                    Quoted("[untraced] events are the intervals with tracing "
+                           "disabled (system calls, interrupts) inside the "
+                           "call they interrupted; they are not its own "
+                           "time, as in the profile"));
+  }
   if (timeline.truncated) {
     absl::StrAppend(
         &out, ",\"note\":",

@@ -71,13 +71,33 @@ void CallTimelineRecorder::Tick(Thread& t, const hwt::Event& e) {
   t.time = std::max(t.time, e.time);
 }
 
+void CallTimelineRecorder::Resume(Thread& t, const hwt::Event& e) {
+  if (!t.untraced) {
+    Tick(t, e);
+    return;
+  }
+  t.untraced = false;
+  Emit(t, kUntracedFrame, true);
+  Tick(t, e);
+  Emit(t, kUntracedFrame, false);
+}
+
+void CallTimelineRecorder::OnDisabled(uint32_t stream, uint64_t context,
+                                      const hwt::Event& disabled) {
+  if (full_) return;
+  Thread& t = ThreadOf(stream, context);
+  if (!t.started) return;
+  Tick(t, disabled);
+  t.untraced = true;
+}
+
 void CallTimelineRecorder::OnBlock(const StackTable& stacks, uint32_t stream,
                                    uint64_t context, uint32_t stack,
                                    const hwt::Event& block) {
   if (full_) return;
   Thread& t = ThreadOf(stream, context);
   t.started = true;
-  Tick(t, block);
+  Resume(t, block);
   if (t.open.empty() || t.open.back() != stack) {
     // The new stack's frames that are not open yet, from the top down.
     uint32_t d = Depth(stacks, stack);
@@ -105,7 +125,7 @@ void CallTimelineRecorder::OnGap(const StackTable& stacks, uint32_t stream,
   if (full_) return;
   Thread& t = ThreadOf(stream, context);
   if (!t.started) return;
-  Tick(t, gap);
+  Resume(t, gap);
   if (stack != StackTable::kNoStack) {
     // The [gap] leaf the profile shows below the cut stack: zero width.
     const uint32_t frame = FrameIndex(FrameKey::Gap());
@@ -116,7 +136,8 @@ void CallTimelineRecorder::OnGap(const StackTable& stacks, uint32_t stream,
   if (events_ >= max_events_) full_ = true;
 }
 
-CallTimeline CallTimelineRecorder::Finish(bool by_time) {
+CallTimeline CallTimelineRecorder::Finish(bool by_time, bool untraced) {
+  untraced = untraced && by_time;
   CallTimeline out;
   out.by_time = by_time;
   out.truncated = full_;
@@ -137,12 +158,12 @@ CallTimeline CallTimelineRecorder::Finish(bool by_time) {
     timeline.end = by_time ? std::max(t.time, t.first_time) : t.insns;
     timeline.events.reserve(t.events.size());
     for (const Event& e : t.events) {
+      if (e.frame == kUntracedFrame && !untraced) continue;
       timeline.events.push_back(TimelineEvent{clock(e), e.frame, e.open});
     }
     out.threads.push_back(std::move(timeline));
   }
   out.frames = frames_;
-  threads_.clear();
   return out;
 }
 

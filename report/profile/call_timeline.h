@@ -18,9 +18,13 @@
 
 namespace hwt::report {
 
+// The frame of an interval with tracing disabled (a system call, an
+// interrupt): in timelines on time only (CallTimelineRecorder::Finish).
+inline constexpr uint32_t kUntracedFrame = 0xffffffffu;
+
 struct TimelineEvent {
   uint64_t at = 0;     // the chosen clock
-  uint32_t frame = 0;  // index into CallTimeline::frames
+  uint32_t frame = 0;  // index into CallTimeline::frames, or kUntracedFrame
   bool open = false;
 };
 
@@ -49,9 +53,17 @@ class CallTimelineRecorder : public analysis::ProfileObserver {
   void OnGap(const analysis::StackTable& stacks, uint32_t stream,
              uint64_t context, uint32_t stack, const hwt::Event& gap) override;
 
+  void OnDisabled(uint32_t stream, uint64_t context,
+                  const hwt::Event& disabled) override;
+
   // Closes every open frame at its thread's end. `by_time`: the clock is
   // time (blocks before a thread's first timestamp are placed at it).
-  CallTimeline Finish(bool by_time);
+  // `untraced` (on time only): the intervals with tracing disabled become
+  // kUntracedFrame events under the frame they interrupted, so that every
+  // frame's own time is the profile's (which attributes none of them).
+  // May be called again for another clock; the recorder takes no more
+  // blocks.
+  CallTimeline Finish(bool by_time, bool untraced = false);
 
  private:
   struct Event {
@@ -69,6 +81,7 @@ class CallTimelineRecorder : public analysis::ProfileObserver {
     uint64_t time = 0;           // latest timestamp (0: none yet)
     uint64_t first_time = 0;
     bool started = false;
+    bool untraced = false;  // disabled since the last block
   };
   Thread& ThreadOf(uint32_t stream, uint64_t context);
   uint32_t FrameIndex(const analysis::FrameKey& key);
@@ -77,6 +90,8 @@ class CallTimelineRecorder : public analysis::ProfileObserver {
   void CloseTo(Thread& t, size_t keep);
   void Emit(Thread& t, uint32_t frame, bool open);
   void Tick(Thread& t, const hwt::Event& e);
+  // Ends an untraced interval at event `e` (the next block or gap).
+  void Resume(Thread& t, const hwt::Event& e);
 
   size_t max_events_;
   size_t events_ = 0;

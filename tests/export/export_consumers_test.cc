@@ -391,6 +391,41 @@ TEST_P(ExportConsumersTest, ChromeTraceFollowsTheFormatAndOurCounts) {
   }
 }
 
+// A trace with timing (the demo capture: hwt-emulate's timestamps, ticks
+// with no known frequency) gives a timeline on the trace's time without
+// being asked, with the intervals when tracing was off (the program's
+// system calls) as [untraced] events inside the call they interrupted: so
+// every function's own time in it is what `--weight time --top` counts.
+TEST(ChromeTraceOnTimeTest, ATraceWithTimingIsOnTheTracesClock) {
+  auto dir = TempDir::Create("hwt-chrome-time");
+  ASSERT_TRUE(dir.ok());
+  const std::string demo = testing::SourceDir() + "/testdata/demo.hwt";
+  const std::string file = dir->path() + "/demo.json";
+  auto r = RunTool(
+      {testing::ToolPath("hwt-report"), "-q", "--chrome-trace=" + file, demo});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json trace = nlohmann::json::parse(ReadText(file));
+  EXPECT_EQ(trace["otherData"]["clock"], "trace time (ticks)");
+  uint64_t total = 0;
+  const std::map<std::string, uint64_t> self = CheckTraceRules(trace, &total);
+  ASSERT_TRUE(self.count("[untraced]")) << "the demo makes system calls";
+  r = RunTool({testing::ToolPath("hwt-report"), "--weight", "time", "--top",
+               "100000", "--format", "json", "--no-inline", "-q", demo});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json top = nlohmann::json::parse(r.out);
+  uint64_t own = 0;
+  for (const auto& row : top["by_self"]) {
+    const std::string name = row["function"];
+    auto it = self.find(name);
+    EXPECT_EQ(it == self.end() ? 0 : it->second, row["self"].get<uint64_t>())
+        << name;
+    own += row["self"].get<uint64_t>();
+  }
+  EXPECT_GE(top["by_self"].size(), 10u);
+  // The timeline's span is the functions' time and the untraced time.
+  EXPECT_EQ(total, own + self.at("[untraced]"));
+}
+
 TEST_P(ExportConsumersTest, SpeedscopeImportsTheChromeTrace) {
   HWT_REQUIRE_CONSUMER(chromium, "chromium");
   HWT_REQUIRE_CONSUMER(python, "python3");
