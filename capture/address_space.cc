@@ -32,6 +32,12 @@ class TimelineBuilder {
   }
 
   absl::Status AddStaticImages() {
+    // The capture's own memory dumps first: a newer mapping hides what it
+    // overlaps, so an --image the user gives names (and supplies the code
+    // of) the dumped memory it covers.
+    for (const MemoryDump& dump : capture_.manifest().memory) {
+      HWT_RETURN_IF_ERROR(AddMemoryDump(dump, /*persistent=*/false));
+    }
     std::vector<std::string> recorded_ids;
     for (const Record& record : capture_.records()) {
       if (!record.build_id.empty()) recorded_ids.push_back(record.build_id);
@@ -65,11 +71,49 @@ class TimelineBuilder {
       for (size_t b = 0; b < last_position_.size(); ++b) {
         for (uint32_t region : mapped) Change(b, kMap, 0, region);
       }
-    }
-    for (const MemoryDump& dump : capture_.manifest().memory) {
-      HWT_RETURN_IF_ERROR(AddMemoryDump(dump, /*persistent=*/false));
+      WarnWhereDumpsDiffer(spec.path, mapped);
     }
     return absl::OkStatus();
+  }
+
+  // An --image over dumped memory: the image's bytes are decoded there; say
+  // so where the dump holds other bytes (code patched or loaded elsewhere).
+  void WarnWhereDumpsDiffer(const std::string& path,
+                            const std::vector<uint32_t>& mapped) {
+    const std::vector<Region>& regions = timeline_.regions();
+    for (uint32_t r : mapped) {
+      const Region& elf = regions[r];
+      for (uint32_t d = 0; d < regions.size(); ++d) {
+        const Region& dump = regions[d];
+        const Image& image = timeline_.images()[dump.image];
+        if (image.is_elf || image.file.empty() || dump.end <= elf.start ||
+            elf.end <= dump.start) {
+          continue;
+        }
+        const uint64_t start = std::max(elf.start, dump.start);
+        const uint64_t end =
+            std::min({elf.end, dump.end, elf.start + elf.file_size,
+                      dump.start + dump.file_size});
+        if (end <= start) continue;
+        auto elf_file = MappedFile::Open(timeline_.images()[elf.image].file);
+        auto dump_file = MappedFile::Open(image.file);
+        if (!elf_file.ok() || !dump_file.ok()) continue;
+        const uint64_t elf_at = elf.file_offset + (start - elf.start);
+        const uint64_t dump_at = dump.file_offset + (start - dump.start);
+        if (elf_at + (end - start) > elf_file->size() ||
+            dump_at + (end - start) > dump_file->size()) {
+          continue;
+        }
+        const uint8_t* a = elf_file->bytes().data() + elf_at;
+        const uint8_t* b = dump_file->bytes().data() + dump_at;
+        const auto [ea, eb] = std::mismatch(a, a + (end - start), b);
+        if (ea == a + (end - start)) continue;
+        timeline_.AddWarning(absl::StrFormat(
+            "--image %s and memory dump %s differ at 0x%x: the image's bytes "
+            "are decoded there",
+            path, image.recorded_path, start + (ea - a)));
+      }
+    }
   }
 
   // Maps one memory dump (a manifest `memory` entry, or raw memory given as
@@ -115,6 +159,12 @@ class TimelineBuilder {
             break;
           }
         }
+        if (!image.is_elf && dump.file_offset == 0) {
+          // The whole ELF file named as raw memory (a common mistake in
+          // hand-made snapshots: the firmware's .out "at 0x0"): its header
+          // is not code, so load it by its segments at their addresses.
+          return AddElfFileDump(dump, file);
+        }
       }
     }
     const bool elf_dump = image.is_elf;
@@ -133,6 +183,25 @@ class TimelineBuilder {
     uint32_t region_id = timeline_.AddRegion(region);
     for (size_t b = 0; b < last_position_.size(); ++b) {
       Change(b, kMap, 0, region_id);
+    }
+    return absl::OkStatus();
+  }
+
+  // A memory dump that is a whole ELF file: mapped as that ELF at its own
+  // addresses, for every buffer from the start, with a warning that says so.
+  absl::Status AddElfFileDump(const MemoryDump& dump, const std::string& file) {
+    HWT_ASSIGN_OR_RETURN(auto mapped,
+                         MapElf(dump.file, file, /*bias=*/0, /*kernel=*/false,
+                                /*warn_missing=*/false));
+    timeline_.AddWarning(absl::StrFormat(
+        "memory dump %s at 0x%x is an ELF file, not a memory image: loaded by "
+        "its PT_LOAD segments at their own addresses instead",
+        dump.file, dump.address));
+    for (uint32_t region : mapped) {
+      persistent_images_.insert(timeline_.regions()[region].image);
+    }
+    for (size_t b = 0; b < last_position_.size(); ++b) {
+      for (uint32_t region : mapped) Change(b, kMap, 0, region);
     }
     return absl::OkStatus();
   }

@@ -430,6 +430,40 @@ TEST(HwtReportTest, ChromiumRendersTheFlameGraphAndSearchHighlights) {
 // libraries at their load addresses), main calls exactly what branches.c's
 // main calls (branches.objdump: eleven bl at 0x908-0x930), once each, and
 // runs its own 16 instructions (0x900-0x93c).
+// The TI FreeRTOS snapshot (its cpu_0.ini dumps the firmware's ELF file at
+// 0x0): every function of the report is named, and named as the firmware's
+// symbol table names it (llvm-nm); the 256 bytes of trace ID 0x6f, which no
+// source of the snapshot configures, are reported (hwt-decode --stats names
+// the ID), so it exits 1.
+TEST(HwtReportTest, TiSnapshotFunctionsAreTheFirmwaresSymbols) {
+  HWT_REQUIRE_CORPUS(corpus);
+  HWT_REQUIRE_TOOL("llvm-nm-19");
+  const std::string snapshot = corpus + "/ti-am243x-etm3/freertos";
+  auto nm = RunCommand(
+      {"llvm-nm-19", "--defined-only", snapshot + "/files/freertos.out"});
+  ASSERT_EQ(nm.exit_code, 0) << nm.err;
+  std::set<std::string> symbols;
+  for (absl::string_view line : absl::StrSplit(nm.out, '\n')) {
+    const size_t space = line.rfind(' ');
+    if (space != absl::string_view::npos) {
+      symbols.insert(std::string(line.substr(space + 1)));
+    }
+  }
+  auto top = RunCommand({ToolPath("hwt-report"), "--top", "100000", "--format",
+                         "json", snapshot});
+  EXPECT_EQ(top.exit_code, 1) << top.err;
+  EXPECT_THAT(top.err, HasSubstr("1 decode error, 256 bytes lost"));
+  EXPECT_THAT(top.err, HasSubstr("is an ELF file"));
+  const nlohmann::json json = nlohmann::json::parse(top.out);
+  EXPECT_EQ(json["total"], 232205);
+  ASSERT_GT(json["by_self"].size(), 20u);
+  for (const auto& row : json["by_self"]) {
+    EXPECT_EQ(row["image"], "freertos.out") << row.dump();
+    EXPECT_TRUE(symbols.count(row["function"].get<std::string>()))
+        << row.dump();
+  }
+}
+
 TEST(HwtReportTest, CoreSightBranchesMainCallsWhatTheSourceCalls) {
   HWT_REQUIRE_CORPUS(corpus);
   const std::string snapshot = corpus + "/ricseclab-coresight/branches";
