@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "report/driver/decode_options.h"
+#include "report/driver/import_options.h"
 #include "report/driver/report_options.h"
 #include "tools/tool_common.h"
 
@@ -81,6 +82,10 @@ TEST(OptionCliTest, ReportTableAndParserAgree) {
 
 TEST(OptionCliTest, DecodeTableAndParserAgree) {
   CheckTable(report::DecodeOptionTable());
+}
+
+TEST(OptionCliTest, ImportTableAndParserAgree) {
+  CheckTable(report::ImportOptionTable());
 }
 
 // hwt-decode's modes are one exclusive group: the default is --stats, one
