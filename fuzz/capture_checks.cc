@@ -1,6 +1,8 @@
 // The capture fuzzers' shared checks; see capture_checks.h.
 #include "fuzz/capture_checks.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "capture/address_space.h"
@@ -19,6 +21,25 @@ void CheckOpensAsATool(const std::string& input,
   }
   const auto& manifest = (*capture)->manifest();
   const bool raw = (*capture)->kind() == capture::InputKind::kRawFile;
+  // Nothing an opened capture reads leaves it: a relative buffer or memory
+  // dump path, symbolic links resolved, stays inside the capture's root.
+  if (!raw) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical((*capture)->root(), ec);
+    auto inside = [&](const std::string& file) {
+      if (file.empty() || file[0] == '/') return;
+      const fs::path real = fs::weakly_canonical(root / file, ec);
+      const std::string r = root.generic_string(), p = real.generic_string();
+      if (p.compare(0, r.size(), r) != 0 ||
+          (p.size() > r.size() && p[r.size()] != '/')) {
+        Fail(absl::StrFormat("%s resolves to %s, outside the capture's root %s",
+                             file, p, r));
+      }
+    };
+    for (const capture::BufferInfo& b : manifest.buffers) inside(b.file);
+    for (const capture::MemoryDump& d : manifest.memory) inside(d.file);
+  }
   for (size_t b = 0; b < manifest.buffers.size(); ++b) {
     auto file = (*capture)->MapBuffer(b);
     if (file.ok() && !raw && file->size() != manifest.buffers[b].size) {

@@ -1,6 +1,7 @@
 // What every capture-reading fuzzer checks after opening its input as a
-// tool does: an opened capture maps buffers of the sizes its manifest says
-// and builds its timeline; a refusal names the input.
+// tool does: an opened capture maps buffers of the sizes its manifest says,
+// reads no buffer or memory dump outside its root (links resolved), and
+// builds its timeline; a refusal names the input.
 #ifndef HWT_FUZZ_CAPTURE_CHECKS_H_
 #define HWT_FUZZ_CAPTURE_CHECKS_H_
 

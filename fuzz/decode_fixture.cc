@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_format.h"
 #include "fuzz/fuzz_support.h"
+#include "report/listing/decode_stats.h"
 
 namespace hwt::fuzz {
 namespace {
@@ -94,6 +95,17 @@ void CheckStreamStats(const std::vector<StreamStats>& stats,
       }
     }
     total += st.trace_bytes;
+  }
+  // A stream of which no byte decoded (no sync point at all) is a failed
+  // decode for the tools' exit status and a batch's row, never "clean".
+  for (size_t s = 0; s < stats.size(); ++s) {
+    if (stats[s].trace_bytes != 0 && stats[s].bytes_decoded == 0 &&
+        !report::DecodeFailed(stats)) {
+      Fail(
+          absl::StrFormat("%s: stream %d lost all its %u bytes, yet the "
+                          "decode does not count as failed",
+                          what, s, stats[s].trace_bytes));
+    }
   }
   if (deformatted ? total > input_size : total != input_size) {
     Fail(absl::StrFormat("%s: streams hold %u trace bytes, the buffer %u", what,

@@ -3,7 +3,8 @@
 // pass whatever the bytes: Decode() and ListPackets() succeed (decode
 // problems are gaps and statistics, not errors), every stream ends once,
 // event and packet offsets lie inside the buffer, and every input byte is
-// accounted for (trace_bytes == bytes_decoded + bytes_lost). For Intel PT,
+// accounted for (trace_bytes == bytes_decoded + bytes_lost), and a stream
+// that lost every byte makes the decode a failure (DecodeFailed). For Intel PT,
 // the fast instruction count (TraceDecoder::CountInstructions) must also
 // give exactly Decode()'s instructions, errors, overflows and lost bytes
 // when Decode() found no error but overflows (around a decode error libipt's
