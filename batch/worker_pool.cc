@@ -62,6 +62,10 @@ absl::Status Spawn(const PoolOptions& options, Worker& w) {
     return absl::InternalError(ErrnoMessage("pipe", "cannot create", errno));
   }
   const std::string memory = absl::StrCat(options.max_memory);
+  // Made before fork: the child only calls async-signal-safe functions
+  // until exec (no allocation), as POSIX asks of a fork child.
+  const std::string exec_failed_prefix =
+      absl::StrCat(options.executable, ": cannot start a worker");
   const pid_t pid = fork();
   if (pid < 0) {
     return absl::InternalError(
@@ -76,9 +80,12 @@ absl::Status Spawn(const PoolOptions& options, Worker& w) {
     const char* argv[] = {options.executable.c_str(), "worker", "--max-memory",
                           memory.c_str(), nullptr};
     execv(argv[0], const_cast<char* const*>(argv));
-    const std::string message =
-        ErrnoMessage(options.executable, "cannot start a worker", errno);
-    (void)!write(2, message.data(), message.size());
+    // strerror of a known errno returns a static string (glibc, FreeBSD).
+    const char* why = strerror(errno);
+    (void)!write(2, exec_failed_prefix.data(), exec_failed_prefix.size());
+    (void)!write(2, ": ", 2);
+    (void)!write(2, why, strlen(why));
+    (void)!write(2, "\n", 1);
     _exit(127);
   }
   close(in[0]);

@@ -7,7 +7,12 @@
 // that the merged profile's folded stacks are the sum of the per-capture
 // ones, resuming, --timeout, merge and diff with the regression gate, and
 // that bad usage or an unwritable OUTDIR leave nothing half-written.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -16,12 +21,15 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/testing/test_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+
+extern char** environ;
 
 namespace hwt {
 namespace {
@@ -190,6 +198,71 @@ TEST_F(HwtBatchTest, ResumesAndRetriesWhatFailed) {
 // for byte and its rows (apart from timings).
 // --group-by on a manifest label: one merged profile per value, each the
 // merge of exactly the captures carrying it (their summed folded stacks).
+// Ctrl-C at a terminal signals the whole foreground process group: the
+// batch and its workers. The batch stops its workers itself, so no capture
+// under way is recorded as failed ("crashed (signal 2)"), nothing half
+// written stays, it exits 130, and running it again finishes the rest.
+TEST_F(HwtBatchTest, CtrlCToTheProcessGroupStopsCleanly) {
+  const fs::path many = dir_ / "many";
+  fs::create_directories(many);
+  constexpr int kCaptures = 80;
+  for (int i = 0; i < kCaptures; ++i) {
+    fs::copy(Testdata("demo.hwt"), many / absl::StrCat("d", i, ".hwt"),
+             fs::copy_options::recursive);
+  }
+  const fs::path out = dir_ / "out";
+  const std::string tool = testing::ToolPath("hwt-batch");
+  const std::string out_s = out.string(), many_s = many.string();
+  const char* argv[] = {tool.c_str(), "run", "-q",          "--jobs",
+                        "2",          "-o",  out_s.c_str(), many_s.c_str(),
+                        nullptr};
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group, as a shell job
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, tool.c_str(), &files, &attr,
+                        const_cast<char* const*>(argv), environ),
+            0);
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attr);
+  // Once a few captures are done, Ctrl-C.
+  auto done = [&] {
+    std::error_code ec;
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(out / "rows", ec)) {
+      n += e.path().extension() == ".json";
+    }
+    return n;
+  };
+  for (int i = 0; i < 3000 && done() < 4; ++i) usleep(2000);
+  ASSERT_GE(done(), 4) << "the batch did not start";
+  ASSERT_EQ(kill(-pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  const int finished = done();
+  if (finished < kCaptures) {
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+  }
+  for (const auto& e : fs::directory_iterator(out / "rows")) {
+    const std::string row = ReadTextOrFail(e.path());
+    EXPECT_THAT(row, HasSubstr("\"status\": \"ok\"")) << e.path();
+  }
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
+        << e.path();
+  }
+  auto again = RunTool("hwt-batch", {"run", "-q", "-o", out_s, many_s});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  const auto rows = Rows(out);
+  EXPECT_EQ(rows.size(), static_cast<size_t>(kCaptures));
+  for (const auto& [name, row] : rows) EXPECT_EQ(row["status"], "ok") << name;
+}
+
 TEST_F(HwtBatchTest, GroupByLabelMergesEachValue) {
   fs::create_directories(caps_ / "z");
   fs::copy(Testdata("decode/counted.hwt"), caps_ / "z/counted.hwt",
