@@ -214,7 +214,7 @@ uint64_t TreeBytes(const std::string& path) {
 
 struct Settings {
   std::string hwt_batch;
-  std::string data = "/tmp/hwt-batch-bench";
+  std::string data;  // --data; default $TMPDIR (or /tmp)/hwt-batch-bench
   std::string tiny, large;
   int reps = 3;
   int small_count = 200;
@@ -591,6 +591,11 @@ int Main(int argc, char** argv) {
             "[--reps N] [--small-count N] [--large-count N] "
             "[--merge-count N] [--hwt-batch PATH] [--only run|merge]\n");
     return 2;
+  }
+  if (s.data.empty()) {
+    const char* tmp = getenv("TMPDIR");
+    s.data = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+             "/hwt-batch-bench";
   }
   s.data = fs::absolute(s.data).string();
   s.tiny = fs::absolute(s.tiny).string();
