@@ -23,7 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/testing/test_env.h"
-#include "decoders/spe/encoder.h"
+#include "decoders/spe/testing/counted_samples.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -523,27 +523,11 @@ TEST(HwtReportTest, SpeSamplesPerFunction) {
   ASSERT_TRUE(dir.ok());
   const std::string image = dir->path() + "/counted_static";
   ASSERT_TRUE(WriteFileAtomically(image, ReadOrDie(ProgramImage())).ok());
-  spe::SpeEncoder encoder;
-  auto sample = [&](uint64_t pc, uint16_t latency) {
-    spe::RecordSpec spec;
-    spec.pc = pc;
-    spec.op_class = 1;  // load
-    spec.events = 0x2;  // retired
-    spec.total_latency = latency;
-    spec.data_va = 0x402000;
-    spec.data_source = 0x0;
-    spe::EncodeRecord(spec, encoder);
-  };
   // leaf (0x401050-0x401058): 3 samples; special (0x401077-): 2; one
-  // outside every image.
-  sample(0x401050, 10);
-  sample(0x401055, 20);
-  sample(0x401057, 30);
-  sample(0x401077, 100);
-  sample(0x40107c, 100);
-  sample(0x12345678, 5);
+  // outside every image (decoders/spe/testing/counted_samples.h).
   const std::string trace = dir->path() + "/trace.spe";
-  ASSERT_TRUE(WriteFileAtomically(trace, encoder.bytes()).ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(trace, spe::testing::CountedSamplesTrace()).ok());
   const Args input = {"--backend", "spe", "--image", image + "@0", trace};
   auto run = [&](Args args) {
     args.insert(args.begin(), ToolPath("hwt-report"));

@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "base/file_util.h"
 #include "base/testing/test_env.h"
-#include "decoders/spe/encoder.h"
+#include "decoders/spe/testing/counted_samples.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/export/testing/consumers.h"
@@ -66,26 +66,11 @@ TEST(SpePprofTest, GoToolPprofCountsTheEncodedSamplesAndLatencies) {
   auto bytes = ReadFileToString(ProgramImage());
   ASSERT_TRUE(bytes.ok());
   ASSERT_TRUE(WriteFileAtomically(image, *bytes).ok());
-  spe::SpeEncoder encoder;
-  auto sample = [&](uint64_t pc, uint16_t latency) {
-    spe::RecordSpec spec;
-    spec.pc = pc;
-    spec.op_class = 1;  // load
-    spec.events = 0x2;  // retired
-    spec.total_latency = latency;
-    spec.data_va = 0x402000;
-    spe::EncodeRecord(spec, encoder);
-  };
   // leaf (0x401050-0x401058): 3 samples, 60 cycles; special (0x401077-):
   // 2 samples, 200 cycles; one outside every image (5 cycles).
-  sample(0x401050, 10);
-  sample(0x401055, 20);
-  sample(0x401057, 30);
-  sample(0x401077, 100);
-  sample(0x40107c, 100);
-  sample(0x12345678, 5);
   const std::string trace = dir->path() + "/trace.spe";
-  ASSERT_TRUE(WriteFileAtomically(trace, encoder.bytes()).ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(trace, spe::testing::CountedSamplesTrace()).ok());
   const std::string pprof = dir->path() + "/spe.pb.gz";
   auto r = RunTool({testing::ToolPath("hwt-report"), "-q", "--pprof=" + pprof,
                     "--backend", "spe", "--image", image + "@0", trace});
