@@ -165,29 +165,16 @@ std::filesystem::path HtmlDirectory(const ReportFlags& options) {
   return dir;
 }
 
-// The table of captures of --html: a batch's rows (summary.json,
-// docs/batch.md: the failed captures too) with links to the reports that
-// `hwt-batch run --html` wrote next to their profiles; otherwise the saved
-// profile's captures.
-std::vector<html::CaptureRow> CaptureRows(const ReportFlags& options,
-                                          const analysis::SavedProfile& saved) {
+// The rows of a batch's summary.json ("rows": objects with the fields of
+// docs/batch.md), with a link to each capture's page when it exists.
+// Throws nlohmann::json::exception on a row of the wrong shape.
+std::vector<html::CaptureRow> BatchRows(
+    const nlohmann::json& list,
+    const std::map<std::string, const analysis::CaptureSource*>& by_name,
+    const std::string& batch, const std::filesystem::path& here) {
   namespace fs = std::filesystem;
   std::vector<html::CaptureRow> rows;
-  std::map<std::string, const analysis::CaptureSource*> by_name;
-  for (const analysis::CaptureSource& s : saved.sources) {
-    rows.push_back(html::RowOfSource(s));
-    by_name[s.name] = &s;
-  }
-  const std::string batch =
-      options.inputs.size() == 1 ? BatchDirOf(options.inputs[0]) : "";
-  if (batch.empty()) return rows;
-  auto text = ReadFileToString(batch + "/summary.json");
-  if (!text.ok()) return rows;
-  const nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
-  if (!summary.is_object() || !summary["rows"].is_array()) return rows;
-  rows.clear();
-  const fs::path here = HtmlDirectory(options);
-  for (const nlohmann::json& r : summary["rows"]) {
+  for (const nlohmann::json& r : list) {
     html::CaptureRow row;
     row.name = r.value("name", "");
     row.path = r.value("path", "");
@@ -212,6 +199,39 @@ std::vector<html::CaptureRow> CaptureRows(const ReportFlags& options,
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// The table of captures of --html: a batch's rows (summary.json,
+// docs/batch.md: the failed captures too) with links to the reports that
+// `hwt-batch run --html` wrote next to their profiles; otherwise the saved
+// profile's captures.
+std::vector<html::CaptureRow> CaptureRows(const ReportFlags& options,
+                                          const analysis::SavedProfile& saved) {
+  std::vector<html::CaptureRow> rows;
+  std::map<std::string, const analysis::CaptureSource*> by_name;
+  for (const analysis::CaptureSource& s : saved.sources) {
+    rows.push_back(html::RowOfSource(s));
+    by_name[s.name] = &s;
+  }
+  const std::string batch =
+      options.inputs.size() == 1 ? BatchDirOf(options.inputs[0]) : "";
+  if (batch.empty()) return rows;
+  auto text = ReadFileToString(batch + "/summary.json");
+  if (!text.ok()) return rows;
+  const nlohmann::json summary = nlohmann::json::parse(*text, nullptr, false);
+  // A summary that is not what hwt-batch writes (edited, damaged) is not
+  // used: the profile's own captures are shown instead.
+  if (!summary.is_object() || !summary.contains("rows") ||
+      !summary.at("rows").is_array()) {
+    return rows;
+  }
+  try {
+    std::vector<html::CaptureRow> batch_rows =
+        BatchRows(summary.at("rows"), by_name, batch, HtmlDirectory(options));
+    return batch_rows;
+  } catch (const nlohmann::json::exception&) {
+    return rows;
+  }
 }
 
 // The decode streams of every capture, named after their capture when

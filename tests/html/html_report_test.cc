@@ -184,6 +184,18 @@ TEST_F(HtmlReportTest, BatchPagesHoldTheSummaryAndEachCapturesNumbers) {
   EXPECT_FALSE(page.contains("capture"));  // several: the table says
   // The streams of both captures, named after them.
   EXPECT_EQ(page["decode"]["streams"].size(), 2u);
+
+  // A damaged summary.json is not used (nor a crash): the table is the
+  // merged profile's own captures.
+  for (const char* damaged :
+       {"{\"rows\": [5, {\"name\": 3}]}", "{\"rows\": {}}", "{}", "not json"}) {
+    ASSERT_TRUE(WriteFileAtomically(out + "/summary.json", damaged).ok());
+    RunOk(
+        {ToolPath("hwt-report"), "-q", "--html=" + Path("damaged.html"), out});
+    const nlohmann::json shown = ModelOf(Path("damaged.html"));
+    ASSERT_EQ(shown["captures"].size(), 2u) << damaged;
+    EXPECT_EQ(shown["captures"][0]["status"], "ok") << damaged;
+  }
 }
 
 // hwt-report --diff BASE NEW --html: the table of changes is `--diff --top`'s
