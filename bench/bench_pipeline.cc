@@ -118,6 +118,7 @@ absl::StatusOr<FoldedResult> ProfileFolded(
   FoldedResult result;
   result.folded = report::FoldedStacks(profile.profile.merged, namer);
   if (with_text) result.profile_text = analysis::ProfileToText(profile.profile);
+  result.engine_note = profile.engine_note;
   for (const StreamStats& stats : profile.stats) {
     result.instructions += stats.instructions;
   }

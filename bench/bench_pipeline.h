@@ -69,6 +69,7 @@ struct FoldedResult {
   std::string folded;
   std::string profile_text;  // analysis::ProfileToText (with_text only)
   uint64_t instructions = 0;
+  std::string engine_note;  // how much of the trace went which way
 };
 
 // hwt-report --folded: the capture's profile as folded stacks (merged tree,

@@ -273,7 +273,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   // hwt-report --folded with `workers` and `engine`: its measurement, and
   // the folded stacks in `folded`.
   auto measure_folded = [&](int workers, DecoderEngine engine,
-                            std::string* folded) {
+                            std::string* folded, std::string* note = nullptr) {
     analysis::CaptureProfileOptions options;
     options.jobs = workers;
     options.hot_paths = false;  // as hwt-report --folded
@@ -286,6 +286,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
         return std::nullopt;
       }
       *folded = std::move(result->folded);
+      if (note != nullptr) *note = result->engine_note;
       return result->instructions;
     });
   };
@@ -293,10 +294,11 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   std::string folded_jobs1;
   for (int j : {1, jobs}) {
     const std::string name = absl::StrFormat("report --folded, jobs %d", j);
-    std::string folded;
-    const auto m = measure_folded(j, default_engine, &folded);
+    std::string folded, note;
+    const auto m = measure_folded(j, default_engine, &folded, &note);
     if (!m) continue;
     PrintRow(name, *m, bytes, baseline->wall);
+    if (!note.empty()) printf("  (%s)\n", note.c_str());
     check_count(name, m->instructions);
     if (j == 1) {
       folded_jobs1 = folded;

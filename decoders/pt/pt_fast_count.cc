@@ -157,9 +157,14 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
   const bool events = sink_ != nullptr;
   if (events) {
     records_.clear();
-    // libipt reports timing and context as events; without a FUP the PSB+
-    // binds its status to nothing the walker can place.
-    if (here.context || !here.enabled || !here.has_isa ||
+    // libipt reports timing and context as events. Without a FUP the PSB+
+    // binds its status to nothing the walker can place, except when the
+    // flow comes to it with tracing off and it has no execution mode: then
+    // libipt's flow just goes on waiting for the enable (its CBR event is
+    // the walker's, FastWalker::EnterNext).
+    const bool disabled_through = continuing && !here.enabled && !here.has_isa;
+    if (here.context || (!here.enabled && !disabled_through) ||
+        (here.enabled && !here.has_isa) ||
         (clock_broken_ && (here.timing || clock_.touched()))) {
       return std::nullopt;
     }
@@ -167,7 +172,7 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
       clock_broken_ = true;
       return std::nullopt;
     }
-    if (continuing) {
+    if (continuing && here.enabled) {
       // What libipt reports at a PSB its flow runs through: the execution
       // mode, bound to the FUP's instruction (pt_seam.h).
       FastWalker::Record& status = records_.emplace_back();
@@ -254,6 +259,36 @@ bool PtFastCounter::ReadAheadOnly(uint64_t from, uint64_t to) {
   return false;
 }
 
+bool PtFastCounter::ReadClock(uint64_t from, uint64_t to, PtClock* clock) {
+  // The packets as libipt's query decoder reads them, PSB+ included.
+  pt_packet_decoder* decoder = packets_.get();
+  if (pt_pkt_sync_set(decoder, from) < 0) return false;
+  bool header = false;
+  const pt_config& config = run_.config;
+  uint64_t offset = from;
+  while (offset < to) {
+    pt_packet packet;
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return false;
+    pt_pkt_get_offset(decoder, &offset);
+    switch (packet.type) {
+      case ppt_psb:
+        clock->Psb(config);
+        header = true;
+        break;
+      case ppt_psbend:
+        header = false;
+        break;
+      case ppt_ovf:
+        clock->Overflow();
+        break;
+      default:
+        if (!clock->Apply(packet, header, config)) return false;
+        break;
+    }
+  }
+  return offset == to;
+}
+
 bool PtFastCounter::AdvanceClockTo(size_t index) {
   if (clock_psb_ == index) return true;
   if (clock_psb_ != kClockFresh && clock_psb_ > index) return false;
@@ -267,34 +302,18 @@ bool PtFastCounter::AdvanceClockTo(size_t index) {
     if (!from.usable) return false;
     offset = from.end;
   }
-  // The packets as libipt's query decoder reads them, PSB+ included.
-  pt_packet_decoder* decoder = packets_.get();
-  if (pt_pkt_sync_set(decoder, offset) < 0) return false;
-  bool header = false;
-  const pt_config& config = run_.config;
-  while (offset < target.end) {
-    pt_packet packet;
-    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return false;
-    pt_pkt_get_offset(decoder, &offset);
-    switch (packet.type) {
-      case ppt_psb:
-        clock_.Psb(config);
-        header = true;
-        break;
-      case ppt_psbend:
-        header = false;
-        break;
-      case ppt_ovf:
-        clock_.Overflow();
-        break;
-      default:
-        if (!clock_.Apply(packet, header, config)) return false;
-        break;
-    }
-  }
-  if (offset != target.end) return false;
+  if (!packets_ || !ReadClock(offset, target.end, &clock_)) return false;
   clock_psb_ = index;
   return true;
+}
+
+bool PtFastCounter::RestartKeepsClock(size_t index) {
+  if (clock_psb_ != index || !packets_) return false;
+  const PsbState& state = StateOf(index);
+  if (!state.usable) return false;
+  PtClock fresh;
+  return ReadClock(psbs_[index], state.end, &fresh) &&
+         fresh.SameStateAs(clock_);
 }
 
 size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
@@ -336,7 +355,21 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
             (clock_.touched() || state.timing)) {
           return false;
         }
+        const PtClock clock = clock_;
+        const size_t clock_psb = clock_psb_;
+        const PtFastCountStats fast_stats = fast_stats_;
         handed_over_count_ = TryWalk(index, /*continuing=*/false);
+        if (handed_over_count_ && index + 1 < psbs_.size() &&
+            !walker_.enabled()) {
+          // The walk ends at a PSB with tracing off, where libipt could not
+          // take the flow back if the walker gave up on the segment after
+          // it: libipt goes on.
+          handed_over_count_.reset();
+          records_.clear();
+          clock_ = clock;
+          clock_psb_ = clock_psb;
+          fast_stats_ = fast_stats;
+        }
         return handed_over_count_.has_value();
       });
   if (replay) {
@@ -423,18 +456,62 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   // before it (else it starts over there).
   bool walking = false;
   for (size_t i = 0; i < n;) {
+    if (output_ && !held_) {
+      held_.emplace();
+      held_->first = i;
+      held_->walking = walking;
+      held_->clock = clock_;
+      held_->clock_psb = clock_psb_;
+      held_->clock_broken = clock_broken_;
+      held_->fast_stats = fast_stats_;
+    }
     if (const std::optional<uint64_t> count =
             sink_ != nullptr && i == 0 ? std::nullopt : TryWalk(i, walking)) {
-      stats->instructions += *count;
-      if (output_) Deliver(i + 1 == n);
       walking = true;
       ++i;
+      if (!output_) {
+        stats->instructions += *count;
+        continue;
+      }
+      // A walk into a PSB with tracing off: the next segment's walk decides
+      // whether these records stand.
+      const bool hold = i < n && !walker_.enabled();
+      if (!hold && !held_->walked) {  // the common case
+        stats->instructions += *count;
+        Deliver(i == n);
+        held_.reset();
+        continue;
+      }
+      held_->count += *count;
+      held_->records.insert(held_->records.end(), records_.begin(),
+                            records_.end());
+      held_->walked = true;
+      if (hold) continue;
+      stats->instructions += held_->count;
+      records_.swap(held_->records);
+      Deliver(i == n);
+      held_.reset();
       continue;
     }
+    if (held_ && held_->walked) {
+      // The segment after a PSB with tracing off is libipt's, and a libipt
+      // run cannot start at such a PSB (pt_seam.h): the segments held back
+      // before it are libipt's too.
+      i = held_->first;
+      walking = held_->walking;
+      clock_ = held_->clock;
+      clock_psb_ = held_->clock_psb;
+      clock_broken_ = held_->clock_broken;
+      fast_stats_ = held_->fast_stats;
+    }
+    held_.reset();
     // In a chunk with timing, libipt's clock at psbs_[i] is that of a run
-    // from the chunk's first PSB: a replay.
+    // from the chunk's first PSB: a replay, unless a run starting at
+    // psbs_[i] would have the same clock there (no TSC yet, only CBRs that
+    // every PSB+ repeats, or timing packets that leave nothing behind).
     const bool replay = sink_ != nullptr && walking && i > 0 &&
-                        clock_.touched() && !clock_broken_;
+                        clock_.touched() && !clock_broken_ &&
+                        !RestartKeepsClock(i);
     walking = false;
     const size_t resume =
         DecodeWithLibipt(data, size, file_offset, i, replay, stats);

@@ -89,6 +89,13 @@ class PtFastCounter {
   bool ReadAheadOnly(uint64_t from, uint64_t to);
   // Moves the clock to where libipt stands after the PSB+ of psbs[index].
   bool AdvanceClockTo(size_t index);
+  // Applies the packets in [from, to) to `clock` as libipt's query decoder
+  // reads them (a PSB+ in them included).
+  bool ReadClock(uint64_t from, uint64_t to, PtClock* clock);
+  // Whether a libipt run restarted at psbs[index] has, after its PSB+, the
+  // clock the sequential decode has there (the clock stands at that PSB):
+  // then it needs no replay.
+  bool RestartKeepsClock(size_t index);
   // Whether the address space changes at a position in (from, to]: the
   // segment is left to libipt, which applies changes as it reads.
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
@@ -137,6 +144,24 @@ class PtFastCounter {
   uint64_t chunk_errors_ = 0;   // stats->errors when the chunk started
   std::vector<FastWalker::Record> records_;
   uint64_t fast_blocks_ = 0;  // blocks delivered from the walker
+  // Event mode: walked segments whose records are held back because the
+  // last walk ended at a PSB with tracing off, until a walk ends where
+  // tracing is on. If the walker gives up on the segment after such a PSB,
+  // libipt decodes from the first held segment instead, with the state
+  // kept here (a libipt run cannot start at a PSB with tracing off:
+  // pt_seam.h).
+  struct HeldWalks {
+    size_t first = 0;      // the first segment held
+    bool walking = false;  // reached by a walk (else a restart)
+    bool walked = false;   // a segment is held
+    uint64_t count = 0;
+    std::vector<FastWalker::Record> records;
+    PtClock clock;  // the clock, where it stood before the first
+    size_t clock_psb = 0;
+    bool clock_broken = false;
+    PtFastCountStats fast_stats;
+  };
+  std::optional<HeldWalks> held_;
 };
 
 }  // namespace hwt::pt

@@ -150,6 +150,7 @@ bool FastWalker::TakeTiming(const pt_packet& packet) {
 void FastWalker::Restart(const PsbState& psb) {
   return_size_ = 0;
   return_head_ = 0;
+  resume_ip_.reset();
   enabled_ = psb.enabled;
   if (psb.has_isa) isa_ = psb.isa;
   cache_->Revalidate();
@@ -364,7 +365,6 @@ std::optional<uint64_t> FastWalker::Walk(pt_packet_decoder* decoder,
   failed_ = false;
   trailing_ = kNoBlock;
   pending_exec_.reset();
-  resume_ip_.reset();
   last_ip_.last = psb.enabled ? psb.ip : 0;
   if (pt_pkt_sync_set(decoder, psb.end) < 0) return std::nullopt;
   uint64_t offset = psb.end;
@@ -489,8 +489,13 @@ bool FastWalker::EnterNext(const PsbState& next, uint64_t end) {
   if (!next.usable || next.enabled != enabled_) return false;
   // A libipt run that starts at a PSB without a FUP leaves out the enable
   // that follows (its resumed flag depends on the trace before the PSB,
-  // pt_seam.h): in event mode the walker hands over only where tracing is on.
-  if (records_ != nullptr && !next.enabled) return false;
+  // pt_seam.h), so a segment that starts with tracing off is libipt's; but
+  // the walker goes on through such a PSB when the flow comes to it with
+  // tracing off (it keeps where tracing stopped, as libipt's flow does) and
+  // the PSB+ has no execution mode, which libipt would bind to nothing.
+  if (records_ != nullptr && !next.enabled && (next.has_isa || pending_exec_)) {
+    return false;
+  }
   if (records_ != nullptr && !ClockThroughPsb(next)) return false;
   if (records_ != nullptr && next.cbr) {
     // libipt reports the PSB+'s status when it reads the PSB, after the

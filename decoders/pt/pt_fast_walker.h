@@ -179,6 +179,7 @@ class FastWalker {
                                        // differently
   std::optional<Isa> pending_exec_;    // MODE.exec before a TIP.PGE
   std::optional<uint64_t> resume_ip_;  // where the flow stood at a disable
+                                       // (kept through a PSB, as libipt does)
   LastIp last_ip_;
   std::array<uint64_t, kReturnDepth> returns_{};
   size_t return_head_ = 0;

@@ -33,6 +33,8 @@ class PtTime {
  private:
   int AdjustCyc(uint64_t* cyc, const pt_config& config, uint64_t fcr) const;
 
+  friend bool operator==(const PtTime&, const PtTime&) = default;
+
   uint64_t tsc_ = 0;      // the current estimate
   uint64_t base_ = 0;     // the estimate at the last TSC/MTC
   uint64_t fc_ = 0;       // fast counter since base_
@@ -66,6 +68,9 @@ class PtTimeCalibration {
   bool HaveFcr() const { return min_fcr_ <= max_fcr_; }
   void SetFcr(uint64_t fcr);
 
+  friend bool operator==(const PtTimeCalibration&,
+                         const PtTimeCalibration&) = default;
+
   uint64_t fcr_ = 0;
   uint64_t min_fcr_ = UINT64_MAX;
   uint64_t max_fcr_ = 0;
@@ -94,6 +99,11 @@ class PtClock {
   void Overflow() { tcal_.Reset(); }
   // Whether a timing packet moved the clock since the last Reset().
   bool touched() const { return touched_; }
+  // Whether both give every packet from here on the same time: libipt's
+  // time and calibration state is the same.
+  bool SameStateAs(const PtClock& other) const {
+    return time_ == other.time_ && tcal_ == other.tcal_;
+  }
   // The time now; 0 before the first TSC (libipt reports none then).
   uint64_t Now() const {
     uint64_t tsc = 0;
