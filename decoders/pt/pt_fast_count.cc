@@ -57,6 +57,13 @@ class HandOverSink : public EventSink {
       if (opens_) {
         if (!IsStatus(event) || IndexOf(event) != open_at_ ||
             !opens_(open_at_, event.ip, event.offset - base_)) {
+          // A dropped gap's error was counted when the trace before the
+          // replay's start was decoded: its entry goes too, so that the
+          // errors stay in step with the gaps delivered.
+          auto& gap_errors = decoder_->gap_errors();
+          if (event.kind == EventKind::kGap && !gap_errors.empty()) {
+            gap_errors.pop_front();
+          }
           continue;
         }
         opens_ = nullptr;
@@ -350,8 +357,10 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
           return false;
         }
         // After a decode error libipt starts its clock
-        // over where it synchronises again.
-        if (stats->errors != chunk_errors_ &&
+        // over where it synchronises again. An overflow
+        // is no resynchronisation: its clock goes on as
+        // the walker's does (PtClock::Overflow).
+        if (stats->errors - stats->overflows != chunk_errors_ &&
             (clock_.touched() || state.timing)) {
           return false;
         }
@@ -425,7 +434,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   clock_psb_ = kClockFresh;
   clock_broken_ = false;
   replay_budget_ = size;
-  chunk_errors_ = stats->errors;
+  chunk_errors_ = stats->errors - stats->overflows;
   data_lost_before_ = data_lost_before;
   // What comes before the first PSB (all of it without one) is libipt's:
   // the lost-data gap and the bytes before the first sync point. In event

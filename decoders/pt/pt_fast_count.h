@@ -141,7 +141,7 @@ class PtFastCounter {
   size_t clock_psb_ = kClockFresh;
   bool clock_broken_ = false;   // unknown for the rest of the chunk
   uint64_t replay_budget_ = 0;  // bytes replays may still decode
-  uint64_t chunk_errors_ = 0;   // stats->errors when the chunk started
+  uint64_t chunk_errors_ = 0;   // errors but overflows when the chunk started
   std::vector<FastWalker::Record> records_;
   uint64_t fast_blocks_ = 0;  // blocks delivered from the walker
   // Event mode: walked segments whose records are held back because the

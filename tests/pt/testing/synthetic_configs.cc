@@ -36,6 +36,8 @@ std::vector<SyntheticConfig> SyntheticConfigs() {
   o.encoder.psb_period = 300;
   o.encoder.overflows = {{50'000, 1'000}, {400'000, 20}, {700'000, 5'000}};
   configs.push_back({"overflows", o, 1500});
+  o.encoder.timing.tsc = o.encoder.timing.mtc = o.encoder.timing.cyc = true;
+  configs.push_back({"timing_overflows", o, 1500});
   o = SyntheticCaptureOptions();
   o.program.seed = 5;
   o.program.syscalls = false;
