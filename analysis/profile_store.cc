@@ -3,7 +3,11 @@
 
 namespace hwt::analysis::internal {
 
-ProfileStore::ProfileStore() { paths_.push_back(PathRecord{}); }
+ProfileStore::ProfileStore()
+    : slot_cache_(size_t{1} << kCacheBits),
+      edge_cache_(size_t{1} << kCacheBits) {
+  paths_.push_back(PathRecord{});
+}
 
 std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
   auto [it, inserted] =
@@ -35,25 +39,46 @@ uint32_t ProfileStore::Child(uint32_t parent, const FrameKey& key) {
   return it->second;
 }
 
+namespace {
+
+// The entry of `key` in a direct-mapped cache of 2^bits entries.
+inline size_t CacheIndex(uint64_t key, int bits) {
+  return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+}  // namespace
+
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
   if (memo.slot_node == node) return memo.slot;
-  auto [it, inserted] = slot_index_.try_emplace(
-      (uint64_t{node} << 32) | block, static_cast<uint32_t>(slots_.size()));
-  if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
+  const uint64_t key = (uint64_t{node} << 32) | block;
+  CacheEntry& cached = slot_cache_[CacheIndex(key, kCacheBits)];
+  if (cached.key != key) {
+    auto [it, inserted] =
+        slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
+    if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
+    cached.key = key;
+    cached.value = it->second;
+  }
   memo.slot_node = node;
-  memo.slot = it->second;
-  return it->second;
+  memo.slot = cached.value;
+  return cached.value;
 }
 
 void ProfileStore::AddEdge(uint32_t from, uint32_t to, uint64_t count) {
   BlockMemo& memo = memo_[from];
   if (memo.edge_to != to) {
-    auto [it, inserted] = edge_index_.try_emplace(
-        (uint64_t{from} << 32) | to, static_cast<uint32_t>(edges_.size()));
-    if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
+    const uint64_t key = (uint64_t{from} << 32) | to;
+    CacheEntry& cached = edge_cache_[CacheIndex(key, kCacheBits)];
+    if (cached.key != key) {
+      auto [it, inserted] =
+          edge_index_.try_emplace(key, static_cast<uint32_t>(edges_.size()));
+      if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
+      cached.key = key;
+      cached.value = it->second;
+    }
     memo.edge_to = to;
-    memo.edge = it->second;
+    memo.edge = cached.value;
   }
   edges_[memo.edge].count += count;
 }

@@ -144,8 +144,20 @@ class ProfileStore {
     uint32_t edge = kNone;
   };
 
+  // In front of the (node, block) and (block, successor) tables: a
+  // direct-mapped cache of recent keys, for what the per-block memo misses
+  // (a block run under several stacks, a branch that goes both ways).
+  // 2^12 entries of 16 bytes per table stay in the L1/L2 cache.
+  struct CacheEntry {
+    uint64_t key = ~uint64_t{0};  // no (node, block) has this key
+    uint32_t value = 0;
+  };
+  static constexpr int kCacheBits = 12;
+
   std::vector<BlockRecord> blocks_;
   std::vector<BlockMemo> memo_;
+  std::vector<CacheEntry> slot_cache_;
+  std::vector<CacheEntry> edge_cache_;
   absl::flat_hash_map<BlockKey, uint32_t> block_index_;
   std::vector<NodeRecord> nodes_;
   absl::flat_hash_map<ChildKey, uint32_t> children_;
