@@ -163,8 +163,13 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
                               : 0);
   }
   CaptureProfile result;
-  // An observer sees the stacks in trace order: one sequential builder.
-  if (decoder_options.jobs > 1 && options.observer == nullptr) {
+  // An observer sees the stacks in trace order: one sequential builder. So
+  // does the fast PT engine on one buffer, which decodes it in one piece:
+  // segment profiles would only add their merge and a shared resolver.
+  const bool one_piece = options.engine == DecoderEngine::kFast &&
+                         capture.manifest().backend == capture::Backend::kPt &&
+                         capture.manifest().buffers.size() <= 1;
+  if (decoder_options.jobs > 1 && options.observer == nullptr && !one_piece) {
     SharedResolver shared(resolver);
     SegmentProfiles segments(timeline, shared, profile_options, options,
                              std::move(stream_base), total);

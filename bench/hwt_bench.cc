@@ -336,6 +336,19 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     Fail(absl::StrFormat("%s: folded stacks of the libipt engine differ",
                          input.name));
   }
+  // The libipt engine in parallel segments: what --decoder auto weighs the
+  // fast engine against when there are several workers.
+  const std::string parallel_name =
+      absl::StrFormat("report --folded, jobs %d, --decoder libipt", jobs);
+  const auto parallel = measure_folded(jobs, DecoderEngine::kLibipt, &folded);
+  if (!parallel) return;
+  PrintRow(parallel_name, *parallel, bytes, baseline->wall);
+  if (folded != folded_jobs1) {
+    Fail(
+        absl::StrFormat("%s: folded stacks of the parallel libipt engine "
+                        "differ",
+                        input.name));
+  }
 }
 
 void RunSynthetic(const Settings& settings, double mib) {

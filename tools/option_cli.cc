@@ -73,6 +73,9 @@ void OptionCli::Add(const OptionInfo& info, const OptionTarget& target,
     option->check(CLI::IsMember(
         std::vector<std::string>(info.choices.begin(), info.choices.end())));
   }
+  if (info.check == report::OptionCheck::kNonNegative) {
+    option->check(CLI::NonNegativeNumber);
+  }
   if (info.check == report::OptionCheck::kPositive) {
     option->check(CLI::PositiveNumber);
   }

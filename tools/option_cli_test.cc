@@ -136,7 +136,7 @@ TEST(OptionCliTest, DefaultsComeFromTheTable) {
   EXPECT_EQ(flags.inputs, std::vector<std::string>{"in.hwt"});
   EXPECT_EQ(flags.decoder, "auto");
   EXPECT_EQ(flags.rows, 20u);
-  EXPECT_EQ(flags.jobs, 1);
+  EXPECT_EQ(flags.jobs, 0);  // all usable cores
   EXPECT_EQ(flags.max_events, 5'000'000u);
   EXPECT_EQ(flags.min_width, "0.1");
   EXPECT_EQ(flags.weight, "instructions");
@@ -193,8 +193,8 @@ TEST(OptionCliTest, UsageErrorsExitTwoAndHelpZero) {
   {
     report::ReportFlags flags;
     OptionCli cli(report::ReportOptionTable(), &flags);
-    Argv zero_jobs({"hwt-report", "-j", "0", "in.hwt"});
-    EXPECT_FALSE(cli.Parse(zero_jobs.argc(), zero_jobs.argv(), &code));
+    Argv negative_jobs({"hwt-report", "-j", "-1", "in.hwt"});
+    EXPECT_FALSE(cli.Parse(negative_jobs.argc(), negative_jobs.argv(), &code));
     EXPECT_EQ(code, kExitUsage);
   }
   {

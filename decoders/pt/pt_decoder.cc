@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -245,28 +246,48 @@ absl::Status PtDecoder::DecodeFast(SegmentConsumer* consumer, EventSink* sink) {
   std::vector<PtBufferInput> inputs;
   HWT_RETURN_IF_ERROR(MapBuffers(&files, &inputs));
   *fast_stats_ = PtFastCountStats();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const uint32_t stream = static_cast<uint32_t>(i);
-    std::unique_ptr<EventSink> segment;
-    if (consumer != nullptr) segment = consumer->StartSegment(stream);
-    EventSink* out = consumer != nullptr ? segment.get() : sink;
-    StreamStats stats;
-    {
+  // Buffers are independent streams: with a segment consumer (which takes
+  // segments of different streams from several threads) each worker takes
+  // the next buffer. A sink sees the streams one after the other.
+  std::mutex mutex;  // consumer commits, fast_stats_
+  size_t next = 0;
+  auto work = [&] {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == inputs.size()) return;
+        i = next++;
+      }
+      const uint32_t stream = static_cast<uint32_t>(i);
+      std::unique_ptr<EventSink> segment;
+      if (consumer != nullptr) segment = consumer->StartSegment(stream);
+      EventSink* out = consumer != nullptr ? segment.get() : sink;
+      StreamStats stats;
       PtFastCounter counter(run_, i, out, stream);
       for (const capture::BufferChunk& chunk : inputs[i].chunks) {
         counter.CountChunk(inputs[i].data + chunk.offset, chunk.size,
                            chunk.offset, chunk.data_lost_before, &stats);
       }
+      std::lock_guard<std::mutex> lock(mutex);
       fast_stats_->Merge(counter.fast_stats());
+      stats_[i] = std::move(stats);
+      if (consumer != nullptr) {
+        consumer->CommitSegment(stream, std::move(segment));
+        consumer->EndStream(stream);
+      } else {
+        sink->OnStreamEnd(stream);
+      }
     }
-    stats_[i] = std::move(stats);
-    if (consumer != nullptr) {
-      consumer->CommitSegment(stream, std::move(segment));
-      consumer->EndStream(stream);
-    } else {
-      sink->OnStreamEnd(stream);
-    }
-  }
+  };
+  const size_t workers =
+      consumer != nullptr
+          ? std::min<size_t>(std::max(run_.options.jobs, 1), inputs.size())
+          : 1;
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (std::thread& thread : threads) thread.join();
   return absl::OkStatus();
 }
 

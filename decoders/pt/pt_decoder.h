@@ -93,8 +93,9 @@ struct PtDecoderOptions {
   std::shared_ptr<ImageFileCache> files;
   // Decode() and DecodeSegments() through the fast path (pt_fast_count.h:
   // the block-cache walker, libipt per segment where it gives up), with the
-  // events of libipt's sequential decoder. Buffers are decoded one after
-  // the other (jobs is not used yet).
+  // events of libipt's sequential decoder. DecodeSegments() decodes up to
+  // `jobs` buffers at a time, each in one piece; Decode() one after the
+  // other.
   bool fast = false;
 };
 

@@ -64,7 +64,7 @@ constexpr OutputSet Outputs(std::initializer_list<OutputKind> kinds) {
   return set;
 }
 
-enum class OptionCheck : uint8_t { kNone, kPositive };
+enum class OptionCheck : uint8_t { kNone, kPositive, kNonNegative };
 
 // One row's description: everything but where its value goes.
 struct OptionInfo {

@@ -292,15 +292,16 @@ std::vector<OptionRow<ReportFlags>> DecodeRows() {
         .help = "show mangled C++ names"},
        HWT_FIELD(no_demangle)},
       {{.names = "-j,--jobs",
-        .help = "decoding threads",
-        .default_value = "1",
+        .help = "decoding threads (0: all usable cores, the affinity mask "
+                "and cgroup quota)",
+        .default_value = "0",
         .show_default = true,
-        .check = OptionCheck::kPositive},
+        .check = OptionCheck::kNonNegative},
        HWT_FIELD(jobs)},
       {{.names = "--decoder",
         .help = "PT flow engine: fast (the block-cache walker, libipt where "
-                "it gives up), libipt, or auto (fast with one worker, libipt "
-                "with several: it decodes in parallel); the output is the "
+                "it gives up), libipt, or auto (fast with up to two workers, "
+                "libipt's parallel segments with more); the output is the "
                 "same",
         .default_value = "auto",
         .show_default = true,

@@ -49,7 +49,7 @@ struct ReportFlags {
   std::string weight = "instructions";
   bool no_inline = false;
   bool no_demangle = false;
-  int jobs = 1;
+  int jobs = 0;                  // 0: all usable cores
   std::string decoder = "auto";  // --decoder
   bool fast = false;             // --fast: --decoder fast
   bool engine_stats = false;     // --stats

@@ -23,13 +23,16 @@
 namespace hwt::report::driver {
 namespace {
 
-// The PT flow engine of --decoder. auto: the fast engine when one worker
-// decodes; with several the libipt path decodes segments in parallel,
-// which the fast engine does not yet.
+// The PT flow engine of --decoder. auto: the fast engine with up to two
+// workers. It decodes one buffer in one piece (several buffers at once),
+// while the libipt path splits a buffer into segments for its workers: on
+// two cores the fast engine alone is as fast on wall time with half the CPU
+// (docs/performance.md); with more cores libipt's segments can overtake it
+// until the fast engine splits buffers too.
 DecoderEngine ChooseDecoderEngine(const ReportFlags& options) {
   const bool fast =
       options.fast || options.decoder == "fast" ||
-      (options.decoder == "auto" && ResolveJobs(options.jobs) == 1);
+      (options.decoder == "auto" && ResolveJobs(options.jobs) <= 2);
   return fast ? DecoderEngine::kFast : DecoderEngine::kLibipt;
 }
 

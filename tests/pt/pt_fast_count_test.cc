@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,65 @@ TEST(FastCountTest, BuffersAndChunks) {
       ExpectFastCountEqualsDecode(*test->capture, test->timeline);
   EXPECT_GE(counts.fast_segments, counts.segments * 9 / 10);
   ExpectFastEventsEqualDecode(*test->capture, test->timeline);
+}
+
+// DecodeSegments on the fast path decodes several buffers at once, one
+// segment per buffer: each stream's events (in the committed segment) and
+// statistics are those of a sequential fast Decode().
+TEST(FastCountTest, BuffersInParallelGiveTheSequentialStreams) {
+  auto dir = TempDir::Create("hwt-pt-fast");
+  ASSERT_TRUE(dir.ok());
+  auto test = testing::MakeChunkedBuffersCapture(dir->path());
+  ASSERT_TRUE(test.ok()) << test.status();
+  PtDecoderOptions sequential_options;
+  sequential_options.fast = true;
+  auto sequential =
+      PtDecoder::Create(*test->capture, test->timeline, sequential_options);
+  ASSERT_TRUE(sequential.ok()) << sequential.status();
+  testing::CollectingSink expected;
+  ASSERT_TRUE((*sequential)->Decode(expected).ok());
+
+  class Consumer : public SegmentConsumer {
+   public:
+    std::unique_ptr<EventSink> StartSegment(uint32_t) override {
+      return std::make_unique<testing::CollectingSink>();
+    }
+    void CommitSegment(uint32_t stream,
+                       std::unique_ptr<EventSink> segment) override {
+      auto* events = static_cast<testing::CollectingSink*>(segment.get());
+      const std::vector<Event> more = events->Events(stream);
+      std::vector<Event>& all = streams[stream];
+      all.insert(all.end(), more.begin(), more.end());
+      ++commits[stream];
+    }
+    void EndStream(uint32_t stream) override { ++ends[stream]; }
+    std::map<uint32_t, std::vector<Event>> streams;
+    std::map<uint32_t, int> commits, ends;
+  };
+  for (int jobs : {1, 2, 3}) {
+    SCOPED_TRACE(absl::StrFormat("jobs %d", jobs));
+    PtDecoderOptions options = sequential_options;
+    options.jobs = jobs;
+    auto decoder = PtDecoder::Create(*test->capture, test->timeline, options);
+    ASSERT_TRUE(decoder.ok()) << decoder.status();
+    Consumer consumer;
+    ASSERT_TRUE((*decoder)->DecodeSegments(consumer).ok());
+    ASSERT_EQ((*decoder)->streams().size(), 3u);
+    for (uint32_t s = 0; s < 3; ++s) {
+      const std::vector<Event> want = expected.Events(s);
+      const std::vector<Event>& got = consumer.streams[s];
+      ASSERT_EQ(got.size(), want.size()) << "stream " << s;
+      EXPECT_EQ(
+          std::memcmp(got.data(), want.data(), want.size() * sizeof(Event)), 0)
+          << "stream " << s;
+      EXPECT_EQ(consumer.commits[s], 1);
+      EXPECT_EQ(consumer.ends[s], 1);
+      ExpectSameStats((*decoder)->stats()[s], (*sequential)->stats()[s],
+                      /*blocks=*/true);
+    }
+    EXPECT_EQ((*decoder)->fast_stats().fast_segments,
+              (*sequential)->fast_stats().fast_segments);
+  }
 }
 
 // The demo: a real program recorded with valgrind, with syscalls (TIP.PGD and
