@@ -251,6 +251,26 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     check_count(name, m->instructions);
     if (j == jobs) break;
   }
+  if (Wanted(settings, "stats")) {
+    // Every event on the fast engine, into a null sink: what hwt-decode
+    // --stats costs when the fast engine decodes.
+    const std::string name = "decode --stats, fast engine";
+    DecoderOptions options;
+    options.jobs = 1;
+    options.engine = DecoderEngine::kFast;
+    const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+      auto result = DecodeStats(*input.capture, *input.timeline, options);
+      if (!result.ok()) {
+        Fail(std::string(result.status().message()));
+        return std::nullopt;
+      }
+      return result->instructions;
+    });
+    if (m) {
+      PrintRow(name, *m, bytes, baseline->wall);
+      check_count(name, m->instructions);
+    }
+  }
   if (Wanted(settings, "fast")) {
     const std::string name = "decode --stats --fast";
     DecodeResult last;

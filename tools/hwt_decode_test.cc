@@ -138,6 +138,52 @@ TEST(HwtDecodeTest, CorruptTraceExitsOneAndReportsTheOffset) {
 
 // --stats --fast: the hand-counted 79 instructions, as the full decode
 // counts them; no block count; the same exit status for a corrupt trace.
+// --stats decodes on the fast engine by default: every statistic (blocks
+// and the error list included) is libipt's, and a note says how much went
+// which way. The demo walks 9 of its 10 segments; a corrupt copy of the
+// counted program's trace has errors, which the fast engine leaves to libipt.
+TEST(HwtDecodeTest, StatsOnTheFastEngineAreLibiptsStats) {
+  auto dir = TempDir::Create("hwt-decode-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string demo = SourceDir() + "/testdata/demo.hwt";
+  auto trace = ReadFileToString(Capture() + "/buffers/0.bin");
+  ASSERT_TRUE(trace.ok());
+  std::string corrupt = *trace;
+  for (size_t i = 0x30; i < 0x38 && i < corrupt.size(); ++i) {
+    corrupt[i] = '\xd9';
+  }
+  const std::string corrupt_path = dir->path() + "/corrupt.pt";
+  ASSERT_TRUE(WriteFileAtomically(corrupt_path, corrupt).ok());
+  struct Input {
+    std::vector<std::string> args;
+    int exit_code;
+  };
+  for (const Input& input :
+       {Input{{demo}, 0}, Input{{"--cpu", "6/85/4", corrupt_path}, 1}}) {
+    auto stats = [&](const std::string& decoder) {
+      std::vector<std::string> argv = {ToolPath("hwt-decode"),
+                                       "--stats",
+                                       "--format",
+                                       "json",
+                                       "--decoder",
+                                       decoder};
+      argv.insert(argv.end(), input.args.begin(), input.args.end());
+      auto result = RunCommand(argv);
+      EXPECT_EQ(result.exit_code, input.exit_code) << result.err;
+      return nlohmann::json::parse(result.out, nullptr, false);
+    };
+    nlohmann::json fast = stats("auto");
+    nlohmann::json libipt = stats("libipt");
+    ASSERT_TRUE(fast.contains("notes")) << fast.dump();
+    EXPECT_THAT(fast["notes"].dump(), HasSubstr("PSB segments walked"));
+    EXPECT_FALSE(libipt.contains("notes"));
+    fast.erase("notes");
+    EXPECT_EQ(fast, libipt);
+  }
+  auto demo_stats = RunCommand({ToolPath("hwt-decode"), "--stats", demo});
+  EXPECT_THAT(demo_stats.out, HasSubstr("fast path: 9 of 10 PSB segments"));
+}
+
 TEST(HwtDecodeTest, FastCountHasTheHandCountedInstructions) {
   auto result = RunCommand({ToolPath("hwt-decode"), "--stats", "--fast",
                             "--format", "json", Capture()});

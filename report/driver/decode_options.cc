@@ -96,6 +96,15 @@ OptionTable<DecodeFlags> BuildTable() {
                 "error the count may differ by a few instructions; no block "
                 "count)"},
        HWT_FIELD(fast)},
+      {{.names = "--decoder",
+        .help = "with --stats, Intel PT: the flow engine, fast (the "
+                "block-cache walker, libipt where it gives up) or libipt; "
+                "auto is fast; the statistics are the same (listings always "
+                "decode with libipt, whose trace offsets they show)",
+        .default_value = "auto",
+        .show_default = true,
+        .choices = {"auto", "fast", "libipt"}},
+       HWT_FIELD(decoder)},
   };
   for (OptionRow<DecodeFlags>& row : rows) table.rows.push_back(std::move(row));
   return table;

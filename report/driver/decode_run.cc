@@ -155,6 +155,12 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
   const auto& capture = *input.capture;
   DecoderOptions options;
   options.jobs = flags.jobs;
+  // --stats on the fast engine: the same statistics, several times faster.
+  // Listings show libipt's trace offsets, which the walker does not keep.
+  const bool fast_engine = flags.mode == Mode::kStats &&
+                           flags.decoder != "libipt" &&
+                           capture.manifest().backend == capture::Backend::kPt;
+  if (fast_engine) options.engine = DecoderEngine::kFast;
   auto decoder = CreateDecoder(capture, input.timeline, options);
   if (!decoder.ok()) return Fail(kTool, decoder.status());
   const auto& streams = (*decoder)->streams();
@@ -222,6 +228,11 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
   summary.streams = streams;
   summary.stats = (*decoder)->stats();
   summary.warnings = warnings;
+  if (fast_engine) {
+    if (std::string note = (*decoder)->EngineNote(); !note.empty()) {
+      summary.notes.push_back(std::move(note));
+    }
+  }
   return FinishStats(flags, summary, out);
 }
 
