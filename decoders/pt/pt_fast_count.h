@@ -39,6 +39,24 @@ struct PtFastCountStats {
 class PtSegmentDecoder;
 class EventOutput;
 
+// PtFastCounter, event mode: walked segments whose records are held back
+// because the last walk ended at a PSB with tracing off, until a walk ends
+// where tracing is on. If the walker gives up on the segment after such a PSB,
+// libipt decodes from the first held segment instead, with the state
+// kept here (a libipt run cannot start at a PSB with tracing off:
+// pt_seam.h).
+struct HeldFastWalks {
+  size_t first = 0;      // the first segment held
+  bool walking = false;  // reached by a walk (else a restart)
+  bool walked = false;   // a segment is held
+  uint64_t count = 0;
+  std::vector<FastWalker::Record> records;
+  PtClock clock;  // the clock, where it stood before the first
+  size_t clock_psb = 0;
+  bool clock_broken = false;
+  PtFastCountStats fast_stats;
+};
+
 // Counts one buffer's chunks, in order. Not thread-safe.
 //
 // With an event sink (the fast decoder: the default engine of every
@@ -143,25 +161,8 @@ class PtFastCounter {
   uint64_t replay_budget_ = 0;  // bytes replays may still decode
   uint64_t chunk_errors_ = 0;   // errors but overflows when the chunk started
   std::vector<FastWalker::Record> records_;
-  uint64_t fast_blocks_ = 0;  // blocks delivered from the walker
-  // Event mode: walked segments whose records are held back because the
-  // last walk ended at a PSB with tracing off, until a walk ends where
-  // tracing is on. If the walker gives up on the segment after such a PSB,
-  // libipt decodes from the first held segment instead, with the state
-  // kept here (a libipt run cannot start at a PSB with tracing off:
-  // pt_seam.h).
-  struct HeldWalks {
-    size_t first = 0;      // the first segment held
-    bool walking = false;  // reached by a walk (else a restart)
-    bool walked = false;   // a segment is held
-    uint64_t count = 0;
-    std::vector<FastWalker::Record> records;
-    PtClock clock;  // the clock, where it stood before the first
-    size_t clock_psb = 0;
-    bool clock_broken = false;
-    PtFastCountStats fast_stats;
-  };
-  std::optional<HeldWalks> held_;
+  uint64_t fast_blocks_ = 0;           // blocks delivered from the walker
+  std::optional<HeldFastWalks> held_;  // see HeldFastWalks
 };
 
 }  // namespace hwt::pt
