@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/saved/profile_file.h"
 #include "analysis/saved/profile_merge.h"
+#include "base/json_text.h"
 #include "batch/batch_run.h"
 #include "batch/worker_pool.h"
 #include "report/profile/profile_diff.h"
@@ -96,7 +97,7 @@ int DiffCommand(const DiffCommandOptions& options) {
       out["fail_above"] = *options.fail_above;
       out["regressions"] = std::move(list);
     }
-    fputs((out.dump(2) + "\n").c_str(), stdout);
+    fputs(JsonText(out, JsonLayout::kIndented).c_str(), stdout);
   } else {
     fputs(report::RenderDiffText(diff, diff_options).c_str(), stdout);
   }

@@ -17,6 +17,7 @@
 #include "analysis/saved/profile_file.h"
 #include "analysis/saved/profile_merge.h"
 #include "base/file_util.h"
+#include "base/json_text.h"
 #include "base/threads.h"
 #include "batch/fingerprint.h"
 #include "batch/inputs.h"
@@ -197,8 +198,8 @@ absl::StatusOr<bool> Analyse(const RunOptions& options, const OutDir& out,
     const size_t i = job.id;
     if (row.name.empty()) row.name = job.name;
     if (row.path.empty()) row.path = job.path;
-    absl::Status s = WriteFileAtomically(out.RowPath(job.name),
-                                         RowToJson(row).dump(2) + "\n");
+    absl::Status s = WriteFileAtomically(
+        out.RowPath(job.name), JsonText(RowToJson(row), JsonLayout::kIndented));
     if (!s.ok() && write_error.ok()) write_error = s;
     bar.Done(row.status, p.inputs[i].bytes);
     p.rows[i] = std::move(row);

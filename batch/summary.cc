@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "base/file_util.h"
+#include "base/json_text.h"
 #include "base/progress.h"
 #include "base/status_macros.h"
 #include "report/common/text_util.h"
@@ -125,9 +126,9 @@ absl::Status WriteSummary(const std::string& outdir,
                           const std::vector<CaptureRow>& rows,
                           const std::string& group_by,
                           const std::map<std::string, std::string>& groups) {
-  HWT_RETURN_IF_ERROR(
-      WriteFileAtomically(outdir + "/summary.json",
-                          SummaryJson(rows, group_by, groups).dump(2) + "\n"));
+  HWT_RETURN_IF_ERROR(WriteFileAtomically(
+      outdir + "/summary.json",
+      JsonText(SummaryJson(rows, group_by, groups), JsonLayout::kIndented)));
   return WriteFileAtomically(outdir + "/summary.csv", SummaryCsv(rows));
 }
 

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/file_util.h"
+#include "base/json_text.h"
 #include "base/progress.h"
 
 namespace hwt::batch {
@@ -204,7 +205,8 @@ class Pool {
         absl::Status spawned = Spawn(options_, w);
         if (!spawned.ok()) return spawned;
       }
-      const std::string line = JobToJson(jobs_[next_]).dump() + "\n";
+      const std::string line =
+          JsonText(JobToJson(jobs_[next_]), JsonLayout::kOneLine) + "\n";
       w.job = static_cast<int>(next_++);
       w.started = Clock::now();
       if (!WriteAllToFd(w.to, line, "worker").ok()) {
@@ -390,7 +392,10 @@ int RunWorker(int in_fd, int out_fd, uint64_t max_memory) {
                                  FormatBytes(max_memory), ")");
       }
     }
-    if (!WriteAllToFd(out_fd, RowToJson(row).dump() + "\n", "stdout").ok()) {
+    if (!WriteAllToFd(out_fd,
+                      JsonText(RowToJson(row), JsonLayout::kOneLine) + "\n",
+                      "stdout")
+             .ok()) {
       return 1;
     }
     // Memory may be in a bad state after an allocation failed: a new

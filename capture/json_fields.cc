@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 
 namespace hwt::capture {
 namespace {
@@ -53,8 +54,7 @@ std::optional<uint64_t> ParseHexString(std::string_view text) {
 }
 
 std::string JsonSnippet(const Json& value) {
-  std::string text =
-      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = JsonText(value, JsonLayout::kOneLine);
   if (text.size() > kSnippetLimit) {
     text = absl::StrCat(text.substr(0, kSnippetLimit), "...");
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/json_text.h"
 #include "base/status_macros.h"
 #include "capture/json_fields.h"
 
@@ -470,9 +471,7 @@ std::string ManifestToJson(const Manifest& manifest) {
   if (!manifest.import_problems.empty()) {
     out["import_problems"] = manifest.import_problems;
   }
-  return out.dump(2, ' ', /*ensure_ascii=*/false,
-                  nlohmann::json::error_handler_t::replace) +
-         "\n";
+  return JsonText(out, JsonLayout::kIndented);
 }
 
 absl::StatusOr<Manifest> ParseManifest(std::string_view text,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 #include "base/status_macros.h"
 #include "capture/json_fields.h"
 #include "capture/manifest_json.h"
@@ -233,8 +234,7 @@ std::string RecordToJsonLine(const Record& record, RecordNumbering numbering) {
     positions.push_back(std::move(p));
   }
   out["positions"] = std::move(positions);
-  return out.dump(-1, ' ', /*ensure_ascii=*/false,
-                  nlohmann::json::error_handler_t::replace);
+  return JsonText(out, JsonLayout::kOneLine);
 }
 
 std::string RecordsToJsonl(const std::vector<Record>& records,

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace hwt::recorder {
@@ -333,7 +334,7 @@ std::string GroundTruth::SummaryJson() const {
                       {"bias", absl::StrFormat("0x%x", image.bias)}});
   }
   j["images"] = std::move(images);
-  return j.dump(2) + "\n";
+  return JsonText(j, JsonLayout::kIndented);
 }
 
 }  // namespace hwt::recorder

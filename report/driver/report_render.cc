@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/json_text.h"
 #include "report/common/text_util.h"
 #include "report/driver/report_internal.h"
 #include "report/export/export_input.h"
@@ -228,10 +229,11 @@ void AddTop(RenderState& s) {
   top.weight = s.unit.weight;
   top.scale = s.unit.scale;
   const TreeFunctions functions = FunctionsOfTree(s.tree);
-  s.outputs.push_back(
-      {"top functions", "-", json, json ? "top.json" : "top.txt",
-       json ? TopTableJson(functions, s.names, top).dump(2) + "\n"
-            : RenderTopTable(functions, s.names, top)});
+  s.outputs.push_back({"top functions", "-", json,
+                       json ? "top.json" : "top.txt",
+                       json ? JsonText(TopTableJson(functions, s.names, top),
+                                       JsonLayout::kIndented)
+                            : RenderTopTable(functions, s.names, top)});
 }
 
 // --hot (and the HTML report's hot spots) follow --function / --image.
@@ -257,9 +259,9 @@ void AddHot(RenderState& s) {
   const bool json = s.options.format == "json";
   const nlohmann::json report_json =
       HotReportJson(s.profile, *s.expansion, s.tree, s.names, s.hot);
-  s.outputs.push_back(
-      {"hot spots", "-", json, json ? "hot.json" : "hot.txt",
-       json ? report_json.dump(2) + "\n" : RenderHotReportText(report_json)});
+  s.outputs.push_back({"hot spots", "-", json, json ? "hot.json" : "hot.txt",
+                       json ? JsonText(report_json, JsonLayout::kIndented)
+                            : RenderHotReportText(report_json)});
 }
 
 void AddHtml(RenderState& s) {

@@ -12,6 +12,7 @@
 #include "analysis/saved/profile_file.h"
 #include "analysis/saved/profile_merge.h"
 #include "base/file_util.h"
+#include "base/json_text.h"
 #include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "report/driver/report_internal.h"
@@ -339,7 +340,7 @@ OutputSpec DiffTop(const ReportFlags& options,
   const ProfileDiff diff = DiffProfiles(base, now, diff_options);
   const bool json = options.format == "json";
   return {"changed functions", "-", json, json ? "diff.json" : "diff.txt",
-          json ? DiffJson(diff, diff_options).dump(2) + "\n"
+          json ? JsonText(DiffJson(diff, diff_options), JsonLayout::kIndented)
                : RenderDiffText(diff, diff_options)};
 }
 

@@ -7,17 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "nlohmann/json.hpp"
+#include "base/json_text.h"
 
 namespace hwt::report {
-namespace {
-
-std::string Quoted(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false,
-                                nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string RenderChromeTrace(const CallTimeline& timeline,
                               const std::vector<std::string>& thread_names,
@@ -30,7 +23,7 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
   std::vector<std::string> frame_names;
   frame_names.reserve(timeline.frames.size());
   for (const analysis::FrameKey& key : timeline.frames) {
-    frame_names.push_back(Quoted(names.Name(key)));
+    frame_names.push_back(JsonQuoted(names.Name(key)));
   }
   std::string out = "{\"traceEvents\":[\n";
   bool first = true;
@@ -43,7 +36,7 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
     const std::string name =
         t < thread_names.size() ? thread_names[t] : absl::StrCat("thread ", t);
     emit(absl::StrCat("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,",
-                      "\"tid\":", t, ",\"args\":{\"name\":", Quoted(name),
+                      "\"tid\":", t, ",\"args\":{\"name\":", JsonQuoted(name),
                       "}}"));
     // Events are balanced: each close matches the latest open. Written in
     // order of start (a parent before the children it starts with).
@@ -69,31 +62,33 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
     for (const Call& c : calls) {
       const bool untraced = c.frame == kUntracedFrame;
       emit(absl::StrCat(
-          "{\"name\":", untraced ? Quoted("[untraced]") : frame_names[c.frame],
+          "{\"name\":",
+          untraced ? JsonQuoted("[untraced]") : frame_names[c.frame],
           ",\"ph\":\"X\",\"pid\":1,\"tid\":", t, ",\"ts\":", us(c.start),
           ",\"dur\":", us(c.end - c.start), "}"));
     }
   }
   absl::StrAppend(
       &out, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{",
-      "\"name\":", Quoted(options.name), ",\"clock\":",
+      "\"name\":", JsonQuoted(options.name), ",\"clock\":",
       timeline.by_time
-          ? Quoted(absl::StrCat("trace time (", options.time_unit, ")"))
-          : Quoted("instructions (1 instruction = 1 us)"),
+          ? JsonQuoted(absl::StrCat("trace time (", options.time_unit, ")"))
+          : JsonQuoted("instructions (1 instruction = 1 us)"),
       ",\"truncated\":", timeline.truncated ? "true" : "false");
   if (timeline.by_time) {
-    absl::StrAppend(&out, ",\"untraced\":",
-                    Quoted("[untraced] events are the intervals with tracing "
-                           "disabled (system calls, interrupts) inside the "
-                           "call they interrupted; they are not its own "
-                           "time, as in the profile"));
+    absl::StrAppend(
+        &out, ",\"untraced\":",
+        JsonQuoted("[untraced] events are the intervals with tracing "
+                   "disabled (system calls, interrupts) inside the "
+                   "call they interrupted; they are not its own "
+                   "time, as in the profile"));
   }
   if (timeline.truncated) {
     absl::StrAppend(
         &out, ",\"note\":",
-        Quoted(absl::StrCat("the timeline stops after ", options.max_events,
-                            " call/return events (--max-events); "
-                            "later calls are not shown")));
+        JsonQuoted(absl::StrCat("the timeline stops after ", options.max_events,
+                                " call/return events (--max-events); "
+                                "later calls are not shown")));
   }
   absl::StrAppend(&out, "}}\n");
   return out;

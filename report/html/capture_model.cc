@@ -2,6 +2,7 @@
 #include "report/html/capture_model.h"
 
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 #include "report/listing/decode_stats.h"
 
 namespace hwt::report::html {
@@ -130,7 +131,7 @@ nlohmann::json CapturesJson(const std::vector<CaptureRow>& rows) {
 }
 
 std::string ModelText(const nlohmann::json& model) {
-  return model.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(model, JsonLayout::kOneLine);
 }
 
 }  // namespace hwt::report::html

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 #include "decoders/insn_walker.h"
 #include "decoders/memory_image.h"
 #include "decoders/x86/x86_insn.h"
@@ -192,7 +193,7 @@ void DecodeListing::ResolvePendingBranch(uint32_t stream, StreamState& state,
       j["to"] = Hex(next_block->ip);
       j["to_function"] = Name(state, *next_block, next_block->ip);
     }
-    Line(j.dump());
+    Line(JsonText(j, JsonLayout::kOneLine));
     return;
   }
   std::string to = next_block == nullptr
@@ -218,7 +219,7 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
                   {"branch", BranchKindName(e.branch)},
                   {"function", Name(state, e, e.ip)}};
         if (e.time) j["time"] = e.time;
-        Line(j.dump());
+        Line(JsonText(j, JsonLayout::kOneLine));
       } else {
         Line(Prefix(stream, e.offset) +
              absl::StrFormat("%016x-%016x %6u  %-14s %s", e.ip, e.last_ip,
@@ -266,12 +267,12 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
           }
         }
         if (options_.json) {
-          Line(Json({{"stream", stream},
-                     {"offset", e.offset},
-                     {"ip", Hex(address)},
-                     {"function", listed.function},
-                     {"insn", text}})
-                   .dump());
+          Line(JsonText(Json({{"stream", stream},
+                              {"offset", e.offset},
+                              {"ip", Hex(address)},
+                              {"function", listed.function},
+                              {"insn", text}}),
+                        JsonLayout::kOneLine));
         } else {
           Line(absl::StrFormat("%s%016x  %-32s %s",
                                streams_.size() > 1
@@ -332,12 +333,12 @@ void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
         size_t plus = name.rfind("+0x");
         if (plus != std::string::npos && name[0] != '[') name.resize(plus);
         if (options_.json) {
-          Line(Json({{"stream", stream},
-                     {"offset", e.offset},
-                     {"depth", state.depth},
-                     {"function", name},
-                     {"ip", Hex(e.ip)}})
-                   .dump());
+          Line(JsonText(Json({{"stream", stream},
+                              {"offset", e.offset},
+                              {"depth", state.depth},
+                              {"function", name},
+                              {"ip", Hex(e.ip)}}),
+                        JsonLayout::kOneLine));
         } else {
           Line(Prefix(stream, e.offset) + std::string(2 * state.depth, ' ') +
                name);
@@ -380,7 +381,7 @@ void DecodeListing::Other(uint32_t stream, StreamState& state, const Event& e) {
       j["reason"] = GapReasonName(e.reason);
       j["bytes_lost"] = e.value;
     }
-    Line(j.dump());
+    Line(JsonText(j, JsonLayout::kOneLine));
   } else {
     Line(Prefix(stream, e.offset) + text);
   }

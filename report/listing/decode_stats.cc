@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 #include "base/progress.h"
 #include "nlohmann/json.hpp"
 #include "report/common/text_util.h"
@@ -180,7 +181,7 @@ std::string FormatDecodeStatsJson(const DecodeSummary& summary) {
     out["cpu"] = CpuText(m.cpu);
   }
   if (!summary.notes.empty()) out["notes"] = summary.notes;
-  return out.dump(2) + "\n";
+  return JsonText(out, JsonLayout::kIndented);
 }
 
 }  // namespace hwt::report

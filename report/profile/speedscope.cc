@@ -1,6 +1,6 @@
 // speedscope JSON rendering; see speedscope.h. Written as text (events can
 // number millions; a JSON DOM of them would not fit comfortably), with
-// nlohmann::json only for string escaping.
+// strings quoted by the one JSON writer (base/json_text.h).
 #include "report/profile/speedscope.h"
 
 #include <cmath>
@@ -8,15 +8,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "nlohmann/json.hpp"
+#include "base/json_text.h"
 
 namespace hwt::report {
 namespace {
-
-std::string Quote(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false,
-                                nlohmann::json::error_handler_t::replace);
-}
 
 std::string Value(uint64_t v, double scale) {
   if (scale == 1.0) return absl::StrCat(v);
@@ -47,7 +42,7 @@ std::string RenderSpeedscope(const NamedTree& sampled,
   }
 
   std::string profiles;
-  const std::string unit = Quote(options.unit);
+  const std::string unit = JsonQuoted(options.unit);
   if (timeline != nullptr) {
     for (size_t i = 0; i < timeline->threads.size(); ++i) {
       const ThreadTimeline& t = timeline->threads[i];
@@ -55,7 +50,7 @@ std::string RenderSpeedscope(const NamedTree& sampled,
                                    ? thread_names[i]
                                    : absl::StrFormat("stream %d", t.stream);
       absl::StrAppend(&profiles, profiles.empty() ? "\n  " : ",\n  ",
-                      "{\"type\": \"evented\", \"name\": ", Quote(name),
+                      "{\"type\": \"evented\", \"name\": ", JsonQuoted(name),
                       ", \"unit\": ", unit,
                       ", \"startValue\": ", Value(t.start, options.scale),
                       ", \"endValue\": ", Value(t.end, options.scale),
@@ -91,7 +86,7 @@ std::string RenderSpeedscope(const NamedTree& sampled,
   }
   absl::StrAppend(
       &profiles, profiles.empty() ? "\n  " : ",\n  ",
-      "{\"type\": \"sampled\", \"name\": ", Quote(options.sampled_name),
+      "{\"type\": \"sampled\", \"name\": ", JsonQuoted(options.sampled_name),
       ", \"unit\": ", unit,
       ", \"startValue\": 0, \"endValue\": ", Value(total, options.scale),
       ", \"samples\": [", samples, "], \"weights\": [", weights, "]}");
@@ -100,9 +95,9 @@ std::string RenderSpeedscope(const NamedTree& sampled,
   for (size_t i = 0; i < order.size(); ++i) {
     const NamedFrame& f = names.frames()[order[i]];
     absl::StrAppend(&frames, i == 0 ? "\n    " : ",\n    ",
-                    "{\"name\": ", Quote(f.name));
+                    "{\"name\": ", JsonQuoted(f.name));
     if (!f.file.empty())
-      absl::StrAppend(&frames, ", \"file\": ", Quote(f.file));
+      absl::StrAppend(&frames, ", \"file\": ", JsonQuoted(f.file));
     if (f.line != 0) absl::StrAppend(&frames, ", \"line\": ", f.line);
     absl::StrAppend(&frames, "}");
   }
@@ -110,7 +105,7 @@ std::string RenderSpeedscope(const NamedTree& sampled,
   return absl::StrCat(
       "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
       " \"exporter\": \"hwt-report\",\n \"name\": ",
-      Quote(options.name), ",\n \"activeProfileIndex\": 0,\n",
+      JsonQuoted(options.name), ",\n \"activeProfileIndex\": 0,\n",
       " \"shared\": {\"frames\": [", frames, "]},\n \"profiles\": [", profiles,
       "]}\n");
 }

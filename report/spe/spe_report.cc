@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_text.h"
 #include "decoders/spe/data_source.h"
 #include "decoders/spe/events.h"
 #include "report/common/text_util.h"
@@ -451,7 +452,8 @@ nlohmann::json SpeReportJson(const SpeProfile& p, SpeSymbolSource* symbols,
 std::string FormatSpeReportJson(const SpeProfile& profile,
                                 SpeSymbolSource* symbols,
                                 const SpeReportOptions& options) {
-  return SpeReportJson(profile, symbols, options).dump(2) + "\n";
+  return JsonText(SpeReportJson(profile, symbols, options),
+                  JsonLayout::kIndented);
 }
 
 std::string FormatSpeFolded(const SpeProfile& p, SpeSymbolSource* symbols) {

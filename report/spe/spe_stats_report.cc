@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/json_text.h"
 #include "decoders/spe/data_source.h"
 #include "decoders/spe/events.h"
 
@@ -205,7 +206,7 @@ nlohmann::json SpeCaptureStatsJson(const spe::CaptureStats& stats) {
 }
 
 std::string FormatSpeStatsJson(const spe::CaptureStats& stats) {
-  return SpeCaptureStatsJson(stats).dump(2) + "\n";
+  return JsonText(SpeCaptureStatsJson(stats), JsonLayout::kIndented);
 }
 
 }  // namespace hwt::report
