@@ -3,6 +3,7 @@
 
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
 #include "tools/tool_common.h"
 
 namespace hwt::tools {
@@ -42,16 +43,28 @@ CLI::Option* OptionCli::AddValue(CLI::App& app, const OptionInfo& info,
       target);
 }
 
-void OptionCli::Add(const OptionInfo& info, const OptionTarget& target,
+void OptionCli::AddCommands(const std::vector<report::CommandInfo>& commands) {
+  if (commands.empty()) return;
+  for (const report::CommandInfo& command : commands) {
+    commands_[std::string(command.name)] = app_.add_subcommand(
+        std::string(command.name), std::string(command.help));
+  }
+  app_.require_subcommand(1);
+}
+
+void OptionCli::Add(CLI::App& owner, const OptionInfo& info,
+                    const OptionTarget& target,
                     const std::vector<report::OptionGroupInfo>& groups) {
-  CLI::App* app = &app_;
+  CLI::App* app = &owner;
   bool in_group = false;
   for (const report::OptionGroupInfo& group : groups) {
     if (group.exclusive && group.name == info.group) {
-      auto [it, inserted] = groups_.try_emplace(std::string(group.name));
+      // Keyed by the owner too: each subcommand has its own groups.
+      auto [it, inserted] =
+          groups_.try_emplace(owner.get_name() + "/" + std::string(group.name));
       if (inserted) {
-        it->second = app_.add_option_group(std::string(group.name),
-                                           std::string(group.description));
+        it->second = owner.add_option_group(std::string(group.name),
+                                            std::string(group.description));
         it->second->require_option(0, 1);
       }
       app = it->second;
@@ -59,7 +72,16 @@ void OptionCli::Add(const OptionInfo& info, const OptionTarget& target,
     }
   }
   CLI::Option* option = nullptr;
-  if (info.kind == OptionKind::kSelect) {
+  if (info.kind == OptionKind::kPassThrough) {
+    auto* list = std::get<std::vector<std::string>*>(target);
+    const std::string name = report::CanonicalName(info);
+    option = app->add_option_function<std::string>(
+        std::string(info.names),
+        [list, name](const std::string& value) {
+          list->push_back(absl::StrCat(name, "=", value));
+        },
+        std::string(info.help));
+  } else if (info.kind == OptionKind::kSelect) {
     std::string* field = std::get<std::string*>(target);
     option = app->add_flag_callback(
         std::string(info.names),
@@ -86,6 +108,13 @@ void OptionCli::Add(const OptionInfo& info, const OptionTarget& target,
 
 bool OptionCli::Parse(int argc, char** argv, int* exit_code) {
   return ParseCommandLine(app_, argc, argv, exit_code);
+}
+
+std::string OptionCli::Command() const {
+  for (const auto& [name, command] : commands_) {
+    if (command->parsed()) return name;
+  }
+  return "";
 }
 
 std::vector<std::string> OptionCli::Given() const {

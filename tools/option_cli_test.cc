@@ -4,10 +4,13 @@
 // the table, and the parser fills the flags fields the rows name.
 #include "tools/option_cli.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "batch/batch_options.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "report/driver/decode_options.h"
@@ -47,11 +50,24 @@ std::set<std::string> TableNames(const std::vector<const OptionInfo*>& rows) {
   return names;
 }
 
-template <typename Flags>
-void CheckTable(const report::OptionTable<Flags>& table) {
-  Flags flags;
-  OptionCli cli(table, &flags);
-  const std::vector<const OptionInfo*> rows = report::OptionRows(table);
+// The rows of one subcommand ("" for a tool without subcommands).
+std::vector<const OptionInfo*> RowsOf(
+    const std::vector<const OptionInfo*>& rows, std::string_view command) {
+  std::vector<const OptionInfo*> out;
+  for (const OptionInfo* info : rows) {
+    const bool mine =
+        command.empty()
+            ? info->commands.empty()
+            : std::find(info->commands.begin(), info->commands.end(),
+                        command) != info->commands.end();
+    if (mine) out.push_back(info);
+  }
+  return out;
+}
+
+// The checks of one parser (the tool's, or one subcommand's) against its
+// rows: names unique, the same names as the parser's, all in --help.
+void CheckRows(const std::vector<const OptionInfo*>& rows, CLI::App& app) {
   std::vector<std::string> all_names;
   std::set<std::string> canonical;
   for (const OptionInfo* info : rows) {
@@ -64,15 +80,37 @@ void CheckTable(const report::OptionTable<Flags>& table) {
   }
   EXPECT_EQ(std::set<std::string>(all_names.begin(), all_names.end()).size(),
             all_names.size())
-      << table.tool.name << ": a name is used twice";
-  EXPECT_EQ(TableNames(rows), ParserNames(cli.app()));
-  const std::string help = cli.app().help();
+      << app.get_name() << ": a name is used twice";
+  EXPECT_EQ(TableNames(rows), ParserNames(app)) << app.get_name();
+  const std::string help = app.help();
   for (const OptionInfo* info : rows) {
     for (const std::string& n : report::OptionNames(*info)) {
-      EXPECT_THAT(help, HasSubstr(n)) << table.tool.name;
+      EXPECT_THAT(help, HasSubstr(n)) << app.get_name();
     }
     EXPECT_THAT(help, HasSubstr(std::string(info->help.substr(0, 20))))
         << info->names;
+  }
+}
+
+template <typename Flags>
+void CheckTable(const report::OptionTable<Flags>& table) {
+  Flags flags;
+  OptionCli cli(table, &flags);
+  const std::vector<const OptionInfo*> rows = report::OptionRows(table);
+  if (table.commands.empty()) {
+    CheckRows(rows, cli.app());
+    return;
+  }
+  const std::string help = cli.app().help();
+  for (const report::CommandInfo& command : table.commands) {
+    EXPECT_THAT(help, HasSubstr(std::string(command.name)));
+    EXPECT_THAT(help, HasSubstr(std::string(command.help)));
+    CheckRows(RowsOf(rows, command.name),
+              *cli.app().get_subcommand(std::string(command.name)));
+  }
+  for (const OptionInfo* info : rows) {
+    EXPECT_FALSE(info->commands.empty())
+        << info->names << ": a row of a tool with subcommands names none";
   }
 }
 
@@ -86,6 +124,10 @@ TEST(OptionCliTest, DecodeTableAndParserAgree) {
 
 TEST(OptionCliTest, ImportTableAndParserAgree) {
   CheckTable(report::ImportOptionTable());
+}
+
+TEST(OptionCliTest, BatchTableAndParserAgree) {
+  CheckTable(batch::BatchOptionTable());
 }
 
 // hwt-decode's modes are one exclusive group: the default is --stats, one
@@ -179,6 +221,77 @@ TEST(OptionCliTest, ValuesLandInTheirFields) {
   ASSERT_TRUE(many_cli.Parse(many_args.argc(), many_args.argv(), &code));
   EXPECT_EQ(many.inputs, (std::vector<std::string>{"a.hwt", "b.hwtprof"}));
   EXPECT_EQ(many.exports.pprof, "-");
+}
+
+// hwt-batch's subcommands: each fills its own fields, run and slurm share
+// theirs, the sbatch pass-throughs keep every value (a named one and
+// --sbatch together), and a command line without a subcommand is a usage
+// error.
+TEST(OptionCliTest, BatchSubcommandsFillTheirFields) {
+  int code = -1;
+  {
+    batch::BatchFlags flags;
+    OptionCli cli(batch::BatchOptionTable(), &flags);
+    Argv args({"hwt-batch", "run", "-q", "-j", "2", "--shard", "1/3", "-o",
+               "out", "a.hwt", "dir/", "--cpu", "6/85"});
+    ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+    EXPECT_EQ(cli.Command(), "run");
+    EXPECT_EQ(flags.inputs, (std::vector<std::string>{"a.hwt", "dir/"}));
+    EXPECT_EQ(flags.outdir, "out");
+    EXPECT_EQ(flags.jobs, 2);
+    EXPECT_EQ(flags.shard, "1/3");
+    EXPECT_EQ(flags.input.cpu, "6/85");
+    EXPECT_TRUE(flags.quiet);
+    EXPECT_THAT(cli.Given(), ::testing::UnorderedElementsAre(
+                                 "INPUT", "--output", "--cpu", "--jobs",
+                                 "--quiet", "--shard"));
+  }
+  {
+    batch::BatchFlags flags;
+    OptionCli cli(batch::BatchOptionTable(), &flags);
+    Argv args({"hwt-batch", "slurm", "--mem", "4G", "--sbatch=--exclusive",
+               "--time", "10", "--shards", "3", "-o", "out", "caps/"});
+    ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+    EXPECT_EQ(cli.Command(), "slurm");
+    EXPECT_EQ(flags.sbatch_args,
+              (std::vector<std::string>{"--mem=4G", "--time=10"}));
+    EXPECT_EQ(flags.sbatch_extra, std::vector<std::string>{"--exclusive"});
+    EXPECT_EQ(flags.shards, 3);
+    EXPECT_EQ(flags.inputs, std::vector<std::string>{"caps/"});
+  }
+  {
+    batch::BatchFlags flags;
+    OptionCli cli(batch::BatchOptionTable(), &flags);
+    Argv args({"hwt-batch", "diff", "a/", "b.hwtprof", "--fail-above", "2"});
+    ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+    EXPECT_EQ(cli.Command(), "diff");
+    EXPECT_EQ(flags.base, "a/");
+    EXPECT_EQ(flags.now, "b.hwtprof");
+    EXPECT_EQ(flags.fail_above, 2);
+    EXPECT_EQ(flags.rows, 20u);  // the table's defaults
+    EXPECT_EQ(flags.format, "text");
+  }
+  {
+    batch::BatchFlags flags;
+    OptionCli cli(batch::BatchOptionTable(), &flags);
+    Argv args({"hwt-batch", "merge", "-o", "m.hwtprof", "a", "b"});
+    ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+    EXPECT_EQ(cli.Command(), "merge");
+    EXPECT_EQ(flags.merge_output, "m.hwtprof");
+    EXPECT_EQ(flags.merge_inputs, (std::vector<std::string>{"a", "b"}));
+    EXPECT_TRUE(flags.outdir.empty());
+  }
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"hwt-batch"},
+           {"hwt-batch", "-o", "out", "caps/"},
+           {"hwt-batch", "merge", "--shard", "1/2", "-o", "m", "a"},
+           {"hwt-batch", "run", "--mem", "4G", "-o", "out", "caps/"}}) {
+    batch::BatchFlags flags;
+    OptionCli cli(batch::BatchOptionTable(), &flags);
+    Argv args(bad);
+    EXPECT_FALSE(cli.Parse(args.argc(), args.argv(), &code)) << bad.size();
+    EXPECT_EQ(code, kExitUsage);
+  }
 }
 
 TEST(OptionCliTest, UsageErrorsExitTwoAndHelpZero) {

@@ -22,14 +22,16 @@
 namespace hwt::report {
 
 enum class OptionKind : uint8_t {
-  kPositional,  // INPUT
-  kFlag,        // --hot: sets a bool
-  kFlagValue,   // --flame[=FILE]: a flag with an optional value (the
-                // "{DEFAULT}" in its names is the value when given bare)
-  kValue,       // --top N: one value
-  kRepeated,    // --image FILE@BIAS, repeatable
-  kSelect,      // --stats, --packets: sets the field to `select`; the rows
-                // of one exclusive group choose one of them
+  kPositional,   // INPUT
+  kFlag,         // --hot: sets a bool
+  kFlagValue,    // --flame[=FILE]: a flag with an optional value (the
+                 // "{DEFAULT}" in its names is the value when given bare)
+  kValue,        // --top N: one value
+  kRepeated,     // --image FILE@BIAS, repeatable
+  kSelect,       // --stats, --packets: sets the field to `select`; the rows
+                 // of one exclusive group choose one of them
+  kPassThrough,  // --mem 4G: appends "--mem=4G" to a list (options handed on
+                 // to another program as they were given: sbatch)
 };
 
 // Every output of the tools, for OptionInfo::requests and applies_to.
@@ -87,6 +89,10 @@ struct OptionInfo {
   // Meaningless for sampling captures (SPE), which have no control flow:
   // given on one, it is a usage error.
   bool control_flow_only = false;
+  // The subcommands it belongs to (hwt-batch run, slurm, ...); empty for a
+  // tool without subcommands. Two rows of different subcommands may share
+  // names (each subcommand has its own -o).
+  std::vector<std::string_view> commands;
 };
 
 // The name that stands for an option: its long name without the flag
@@ -115,6 +121,13 @@ struct OptionGroupInfo {
   bool exclusive = false;
 };
 
+// A subcommand: the first word of a command line that chooses which of the
+// table's rows apply (hwt-batch run|merge|diff|slurm).
+struct CommandInfo {
+  std::string_view name;
+  std::string_view help;  // its line in the tool's --help
+};
+
 // What a tool's --help says besides its options.
 struct ToolInfo {
   std::string_view name;
@@ -126,6 +139,9 @@ template <typename Flags>
 struct OptionTable {
   ToolInfo tool;
   std::vector<OptionGroupInfo> groups;
+  // Empty: the tool has no subcommands. Otherwise exactly one is required
+  // and every row names the ones it belongs to.
+  std::vector<CommandInfo> commands;
   std::vector<OptionRow<Flags>> rows;
 };
 
