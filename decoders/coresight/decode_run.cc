@@ -12,43 +12,17 @@
 #include "base/status_macros.h"
 #include "decoders/coresight/coresight_decoder.h"
 #include "decoders/coresight/instr_range.h"
+#include "decoders/coresight/ocsd_api.h"
 #include "decoders/coresight/ocsd_names.h"
+#include "decoders/coresight/packet_text.h"
 #include "decoders/coresight/speculation_guard.h"
 
 namespace hwt::coresight {
-
-std::mutex& OcsdApiMutex() {
-  static std::mutex* mutex = new std::mutex;
-  return *mutex;
-}
-
-void InitOcsdOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::lock_guard<std::mutex> lock(OcsdApiMutex());
-    // Verbosity NONE: the shared default logger then never records errors
-    // (it is not thread safe). Its output logger exists only to carry ETE
-    // packet printer lines (see EtePrinterMutex) and prints nothing else.
-    ocsd_def_errlog_init(OCSD_ERR_SEV_NONE, 1);
-    ocsd_def_errlog_config_output(C_API_MSGLOGOUT_FLG_NONE, nullptr);
-  });
-}
 
 namespace {
 
 constexpr size_t kFeedBlock = 1 << 20;
 constexpr int kMaxConsecutiveFailures = 16;
-
-// The 1.3.3 C API cannot attach packet callbacks to ETE decoders
-// (ocsd_dt_attach_packet_callback knows ETMv3/ETMv4/PTM/STM only). A decode
-// runs ETE sources on the ETMv4 decoder (ocsd_config.h); a listing keeps
-// the ETE decoder, whose packets are listed through OpenCSD's own packet
-// printer, whose lines go to the library's single output logger: one ETE
-// listing at a time.
-std::mutex& EtePrinterMutex() {
-  static std::mutex* mutex = new std::mutex;
-  return *mutex;
-}
 
 // The kContext event of a PE_CONTEXT element (without offset and time).
 Event ContextEvent(const ocsd_generic_trace_elem& elem) {
@@ -203,7 +177,7 @@ class TreeRun {
         error.reason = GapReason::kDecodeError;
         error.message =
             absl::StrFormat("bad %s packet: %s", ProtocolName(s.protocol),
-                            PacketText(s.protocol, packet));
+                            OcsdPacketText(s.protocol, packet));
         s.stats->AddError(std::move(error));
         s.in_bad_run = true;
         s.bad_packet_unmatched = true;
@@ -220,13 +194,9 @@ class TreeRun {
         break;
     }
     if (mode_ == RunMode::kPackets) {
-      std::string line =
-          absl::StrFormat("Idx:%u; ID:%x; [", offset, s.print_id);
-      for (uint32_t i = 0; i < size; ++i) {
-        absl::StrAppendFormat(&line, "0x%02x ", bytes[i]);
-      }
-      line += "];\t";
-      line += PacketText(s.protocol, packet);
+      const std::string line =
+          PacketLine(offset, s.print_id, absl::MakeConstSpan(bytes, size),
+                     OcsdPacketText(s.protocol, packet));
       std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
       packets_->OnPacket(s.stream, offset, line);
     }
@@ -262,7 +232,7 @@ class TreeRun {
     error.bytes_lost = size;
     error.reason = GapReason::kDecodeError;
     error.message = SpeculationErrorMessage(ProtocolName(s.protocol),
-                                            PacketText(s.protocol, packet));
+                                            OcsdPacketText(s.protocol, packet));
     s.stats->AddError(std::move(error));
     etm->type = ETM4_PKT_I_BAD_SEQUENCE;
     s.in_bad_run = true;
@@ -313,41 +283,23 @@ class TreeRun {
 
   // An ETE packet line from OpenCSD's printer: "Idx:N; ID:X; [0x.. ];\t..."
   void OnPrinterLine(std::string_view text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
-      text.remove_suffix(1);
-    }
-    if (ete_printer_ == nullptr || !text.starts_with("Idx:")) return;
+    std::optional<EtePrinterLine> line = ParseEtePrinterLine(text);
+    if (ete_printer_ == nullptr || !line) return;
     StreamState& s = *ete_printer_;
-    uint64_t index = 0;
-    size_t i = 4;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      index = index * 10 + static_cast<uint64_t>(text[i++] - '0');
-    }
-    uint64_t offset = OffsetOf(static_cast<ocsd_trc_index_t>(index));
+    uint64_t offset = OffsetOf(static_cast<ocsd_trc_index_t>(line->index));
     ++s.stats->packets;
-    size_t open = text.find('[');
-    size_t close = text.find("];");
-    uint64_t size = 0;
-    if (open != std::string_view::npos && close != std::string_view::npos) {
-      for (size_t p = open; p + 1 < close; ++p) {
-        if (text[p] == '0' && text[p + 1] == 'x') ++size;
-      }
-    }
-    std::string_view packet =
-        close == std::string_view::npos ? text : text.substr(close + 3);
-    if (packet.starts_with("I_BAD_") || packet.starts_with("I_RESERVED")) {
+    if (line->bad()) {
       DecodeErrorInfo error;
       error.offset = offset;
-      error.bytes_lost = size;
+      error.bytes_lost = line->size;
       error.reason = GapReason::kDecodeError;
-      error.message = absl::StrFormat("bad ETE packet: %s", packet);
+      error.message = absl::StrFormat("bad ETE packet: %s", line->packet);
       s.stats->AddError(std::move(error));
-    } else if (!packet.starts_with("I_NOT_SYNC") &&
-               !packet.starts_with("I_INCOMPLETE_EOT")) {
-      s.decoded_bytes += size;
+    } else if (!line->carries_no_packet()) {
+      s.decoded_bytes += line->size;
     }
     std::lock_guard<std::mutex> lock(*ctx_.sink_mutex);
-    packets_->OnPacket(s.stream, offset, text);
+    packets_->OnPacket(s.stream, offset, line->line);
   }
 
   static uint32_t MemoryCallback(const void* context,
@@ -780,16 +732,6 @@ class TreeRun {
       events_->OnEvents(s.stream, absl::Span<const Event>(s.pending.data(), n));
     }
     s.pending.erase(s.pending.begin(), s.pending.begin() + n);
-  }
-
-  std::string PacketText(ocsd_trace_protocol_t protocol, const void* packet) {
-    char text[1024];
-    // ETE packets are ETMv4 packet objects (the C API prints ETMv4 ones).
-    if (protocol == OCSD_PROTOCOL_ETE) protocol = OCSD_PROTOCOL_ETMV4I;
-    if (ocsd_pkt_str(protocol, packet, text, sizeof(text)) != OCSD_OK) {
-      return "(packet text unavailable)";
-    }
-    return text;
   }
 
   const RunContext& ctx_;

@@ -60,13 +60,6 @@ absl::Status RunDecodeTree(const RunContext& ctx, const BufferPlan& plan,
                            RunMode mode, EventSink* events,
                            PacketSink* packets);
 
-// OpenCSD's process-wide state (decoder registry, the C API's handle map,
-// the default error logger) is not thread safe: tree setup and teardown hold
-// this lock, and the error logger is silenced once (errors are taken from
-// packets, elements and datapath responses instead).
-std::mutex& OcsdApiMutex();
-void InitOcsdOnce();
-
 }  // namespace hwt::coresight
 
 #endif  // HWT_DECODERS_CORESIGHT_DECODE_RUN_H_
