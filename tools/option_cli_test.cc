@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "batch/batch_options.h"
@@ -16,6 +17,7 @@
 #include "report/driver/decode_options.h"
 #include "report/driver/import_options.h"
 #include "report/driver/report_options.h"
+#include "tools/emulate_options.h"
 #include "tools/tool_common.h"
 
 namespace hwt::tools {
@@ -128,6 +130,10 @@ TEST(OptionCliTest, ImportTableAndParserAgree) {
 
 TEST(OptionCliTest, BatchTableAndParserAgree) {
   CheckTable(batch::BatchOptionTable());
+}
+
+TEST(OptionCliTest, EmulateTableAndParserAgree) {
+  CheckTable(EmulateOptionTable());
 }
 
 // hwt-decode's modes are one exclusive group: the default is --stats, one
@@ -291,6 +297,55 @@ TEST(OptionCliTest, BatchSubcommandsFillTheirFields) {
     Argv args(bad);
     EXPECT_FALSE(cli.Parse(args.argc(), args.argv(), &code)) << bad.size();
     EXPECT_EQ(code, kExitUsage);
+  }
+}
+
+// hwt-emulate's flags into the recorder's options: the table's defaults are
+// the encoder's, the values the parser cannot check are refused with the
+// option's name.
+TEST(OptionCliTest, EmulateFlagsBecomeRecorderOptions) {
+  int code = -1;
+  EmulateFlags flags;
+  OptionCli cli(EmulateOptionTable(), &flags);
+  Argv args({"hwt-emulate", "-o", "x.hwt", "--timing", "tsc,cyc", "--overflow",
+             "50:3", "--overflow", "7", "--label", "run=a", "--no-images", "--",
+             "./prog", "-v"});
+  ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
+  auto options = EmulateOptionsFromFlags(flags);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->bundle, "x.hwt");
+  EXPECT_EQ(options->argv, (std::vector<std::string>{"./prog", "-v"}));
+  EXPECT_EQ(options->recorder, recorder::RecorderKind::kAuto);
+  EXPECT_EQ(options->encoder.psb_period,
+            recorder::PtEncoderOptions().psb_period);
+  EXPECT_TRUE(options->encoder.return_compression);
+  EXPECT_TRUE(options->encoder.timing.tsc);
+  EXPECT_FALSE(options->encoder.timing.mtc);
+  EXPECT_TRUE(options->encoder.timing.cyc);
+  ASSERT_EQ(options->encoder.overflows.size(), 2u);  // sorted by FIRST
+  EXPECT_EQ(options->encoder.overflows[0].first_instruction, 7u);
+  EXPECT_EQ(options->encoder.overflows[0].instructions, 1u);
+  EXPECT_EQ(options->encoder.overflows[1].first_instruction, 50u);
+  EXPECT_EQ(options->encoder.overflows[1].instructions, 3u);
+  EXPECT_EQ(options->labels.at("run"), "a");
+  EXPECT_FALSE(options->copy_images);
+  EXPECT_EQ(options->cpu.family, 6u);
+  EXPECT_EQ(options->cpu.model, 85u);
+
+  for (auto [flag, value, name] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--timing", "tsc,pwr", "--timing"},
+           {"--overflow", "0:2", "--overflow"},
+           {"--label", "=x", "--label"},
+           {"--cpu", "six", ""}}) {
+    EmulateFlags bad;
+    OptionCli bad_cli(EmulateOptionTable(), &bad);
+    Argv bad_args({"hwt-emulate", "-o", "x.hwt", flag, value, "--", "p"});
+    ASSERT_TRUE(bad_cli.Parse(bad_args.argc(), bad_args.argv(), &code));
+    auto refused = EmulateOptionsFromFlags(bad);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument)
+        << flag;
+    EXPECT_THAT(std::string(refused.status().message()), HasSubstr(name));
   }
 }
 
