@@ -164,12 +164,12 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
   }
   CaptureProfile result;
   // An observer sees the stacks in trace order: one sequential builder. So
-  // does the fast PT engine on one buffer, which decodes it in one piece:
-  // segment profiles would only add their merge and a shared resolver.
-  const bool one_piece = options.engine == DecoderEngine::kFast &&
-                         capture.manifest().backend == capture::Backend::kPt &&
-                         capture.manifest().buffers.size() <= 1;
-  if (decoder_options.jobs > 1 && options.observer == nullptr && !one_piece) {
+  // does a decode with one segment in all (one stream the decoder does not
+  // split): segment profiles would only add their merge and a shared
+  // resolver.
+  const bool one_segment =
+      !decoder->SplitsStreams() && decoder->streams().size() <= 1;
+  if (decoder_options.jobs > 1 && options.observer == nullptr && !one_segment) {
     SharedResolver shared(resolver);
     SegmentProfiles segments(timeline, shared, profile_options, options,
                              std::move(stream_base), total);

@@ -135,6 +135,12 @@ class TraceDecoder {
   // sequentially, one segment per stream.
   virtual absl::Status DecodeSegments(SegmentConsumer& consumer);
 
+  // Whether DecodeSegments() may cut one stream into several segments (PT
+  // on libipt: at PSBs). When false each stream is one segment, so with a
+  // single stream DecodeSegments() has nothing to run in parallel and a
+  // consumer does better with Decode() (no segment merge).
+  virtual bool SplitsStreams() const { return false; }
+
   // Counts instructions without producing events, on a fast path where the
   // backend has one (hwt-decode --stats --fast): stats() then holds the
   // instructions, errors and lost bytes that Decode() gives, and no block

@@ -354,6 +354,8 @@ std::string PtDecoder::EngineNote() const {
       fast.libipt_segments);
 }
 
+bool PtDecoder::SplitsStreams() const { return !run_.options.fast; }
+
 absl::Status PtDecoder::DecodeSegments(SegmentConsumer& consumer) {
   if (run_.options.fast) return DecodeFast(&consumer, nullptr);
   size_t segment_bytes = run_.options.segment_bytes;

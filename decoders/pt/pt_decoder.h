@@ -163,6 +163,9 @@ class PtDecoder : public TraceDecoder {
   const std::vector<StreamInfo>& streams() const override { return streams_; }
   absl::Status Decode(EventSink& sink) override;
   absl::Status DecodeSegments(SegmentConsumer& consumer) override;
+  // libipt splits a buffer at PSBs; the fast engine decodes each buffer in
+  // one piece.
+  bool SplitsStreams() const override;
   // ptdump's default listing.
   absl::Status ListPackets(PacketSink& sink) override;
   absl::Status ListPackets(PacketSink& sink, const PtdumpOptions& options);
