@@ -28,11 +28,12 @@ bool ControlFlowOptionsGiven(const ReportFlags& given) {
           }).empty();
 }
 
-OutputSpec SpeFlame(const RunContext& run, const std::string& folded,
+OutputSpec SpeFlame(const RunContext& run,
+                    const std::vector<SpeSampleStack>& stacks,
                     uint64_t samples) {
   FrameTable frames;
   const NamedTree tree =
-      NamedTreeFromFolded(folded, frames, [](std::string_view root) {
+      NamedTreeFromStacks(stacks, frames, [](std::string_view root) {
         return CategoryOfImage(root, root == "[kernel]");
       });
   FlameOptions flame =
@@ -73,15 +74,13 @@ int RunSpe(const RunContext& run, const OpenedInput& input,
   SpeReportOptions spe_options;
   if (options.top != 0) spe_options.top = options.top;
   std::vector<OutputSpec> outputs;
-  const std::string folded = options.folded.empty() && options.flame.empty()
-                                 ? std::string()
-                                 : FormatSpeFolded(result->profile, &symbols);
   if (!options.folded.empty()) {
-    outputs.push_back(
-        {"folded stacks", options.folded, false, "folded", folded});
+    outputs.push_back({"folded stacks", options.folded, false, "folded",
+                       FormatSpeFolded(result->profile, &symbols)});
   }
   if (!options.flame.empty()) {
-    outputs.push_back(SpeFlame(run, folded, result->profile.samples));
+    outputs.push_back(SpeFlame(run, SpeSampleStacks(result->profile, &symbols),
+                               result->profile.samples));
   }
   if (!options.html.empty()) {
     html::SpeModelInputs model;

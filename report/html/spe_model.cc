@@ -49,11 +49,11 @@ nlohmann::json SpeModel(const SpeModelInputs& in, const HtmlOptions& options) {
       {"total", Histogram(profile.all.latencies.total)},
       {"issue", Histogram(profile.all.latencies.issue)},
       {"translation", Histogram(profile.all.latencies.translation)}};
-  // The flame graph as hwt-report --flame draws SPE samples: from the
-  // folded lines, by image and function.
+  // The flame graph as hwt-report --flame draws SPE samples: by image and
+  // function.
   FrameTable frames;
-  const NamedTree tree = NamedTreeFromFolded(
-      FormatSpeFolded(profile, in.symbols), frames, [](std::string_view root) {
+  const NamedTree tree = NamedTreeFromStacks(
+      SpeSampleStacks(profile, in.symbols), frames, [](std::string_view root) {
         return CategoryOfImage(root, root == "[kernel]");
       });
   AddTree(tree, frames, options.prune_fraction, model);

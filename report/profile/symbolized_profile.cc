@@ -332,11 +332,32 @@ NamedTree BuildNamedTree(const CallTree& tree, ProfileNames& names,
   return builder.Finish(names.frames());
 }
 
+NamedTree NamedTreeFromStacks(
+    const std::vector<std::pair<std::vector<std::string>, uint64_t>>& stacks,
+    FrameTable& frames,
+    const std::function<FrameCategory(std::string_view root)>& category_of) {
+  TreeBuilder builder;
+  for (const auto& [names, weight] : stacks) {
+    if (names.empty()) continue;
+    const FrameCategory category =
+        category_of ? category_of(names.front()) : FrameCategory::kUser;
+    uint32_t at = 0;
+    for (const std::string& name : names) {
+      NamedFrame frame;
+      frame.name = name;
+      frame.category = category;
+      at = builder.Child(at, frames.Intern(std::move(frame)));
+    }
+    builder.node(at).self += weight;
+  }
+  return builder.Finish(frames);
+}
+
 NamedTree NamedTreeFromFolded(
     std::string_view folded, FrameTable& frames,
     const std::function<FrameCategory(std::string_view root)>& category_of,
     size_t* bad_lines) {
-  TreeBuilder builder;
+  std::vector<std::pair<std::vector<std::string>, uint64_t>> stacks;
   size_t bad = 0;
   for (absl::string_view line :
        absl::StrSplit(absl::string_view(folded.data(), folded.size()), '\n')) {
@@ -357,23 +378,10 @@ NamedTree NamedTreeFromFolded(
       }
       weight = static_cast<uint64_t>(std::llround(fractional));
     }
-    const std::vector<absl::string_view> parts =
-        absl::StrSplit(line.substr(0, space), ';');
-    const FrameCategory category =
-        category_of
-            ? category_of(std::string_view(parts[0].data(), parts[0].size()))
-            : FrameCategory::kUser;
-    uint32_t at = 0;
-    for (absl::string_view part : parts) {
-      NamedFrame frame;
-      frame.name = std::string(part);
-      frame.category = category;
-      at = builder.Child(at, frames.Intern(std::move(frame)));
-    }
-    builder.node(at).self += weight;
+    stacks.emplace_back(absl::StrSplit(line.substr(0, space), ';'), weight);
   }
   if (bad_lines != nullptr) *bad_lines = bad;
-  return builder.Finish(frames);
+  return NamedTreeFromStacks(stacks, frames, category_of);
 }
 
 std::vector<uint32_t> NamedStack(const NamedTree& tree, uint32_t node) {

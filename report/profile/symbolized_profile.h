@@ -147,9 +147,18 @@ struct NamedTreeOptions {
 NamedTree BuildNamedTree(const analysis::CallTree& tree, ProfileNames& names,
                          const NamedTreeOptions& options);
 
-// A named tree from folded-stack lines ("a;b;c 12"); frames are interned
-// with `category_of(root frame name)` as their category (SPE samples by
-// image). Lines that do not parse are skipped and counted in `*bad_lines`.
+// A named tree from stacks of frame names (root first) and their weights;
+// frames are interned with `category_of(root frame name)` as their category
+// (SPE samples by image).
+NamedTree NamedTreeFromStacks(
+    const std::vector<std::pair<std::vector<std::string>, uint64_t>>& stacks,
+    FrameTable& frames,
+    const std::function<FrameCategory(std::string_view root)>& category_of);
+
+// A named tree from folded-stack text ("a;b;c 12"), as NamedTreeFromStacks
+// (for folded files from elsewhere; our own outputs build their trees from
+// their models). Lines that do not parse are skipped and counted in
+// `*bad_lines`.
 NamedTree NamedTreeFromFolded(
     std::string_view folded, FrameTable& frames,
     const std::function<FrameCategory(std::string_view root)>& category_of,

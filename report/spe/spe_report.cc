@@ -456,21 +456,33 @@ std::string FormatSpeReportJson(const SpeProfile& profile,
                   JsonLayout::kIndented);
 }
 
-std::string FormatSpeFolded(const SpeProfile& p, SpeSymbolSource* symbols) {
+std::vector<SpeSampleStack> SpeSampleStacks(const SpeProfile& p,
+                                            SpeSymbolSource* symbols) {
   SpeNames names(p, symbols);
-  std::map<std::string, uint64_t> stacks;
+  // Keyed by the folded line's text, so that the order (and any merge of
+  // equal lines) is the folded output's.
+  std::map<std::string, SpeSampleStack> stacks;
   for (const SpeFunction& f : p.functions) {
     if (f.breakdown.samples == 0) continue;
-    std::string function = names.FunctionName(f);
-    std::string stack =
-        f.key.image == analysis::kSpeNoImage
-            ? function
-            : absl::StrCat(names.ImageName(f.key.image), ";", function);
-    stacks[stack] += f.breakdown.samples;
+    std::vector<std::string> frames;
+    if (f.key.image != analysis::kSpeNoImage) {
+      frames.push_back(names.ImageName(f.key.image));
+    }
+    frames.push_back(names.FunctionName(f));
+    SpeSampleStack& stack = stacks[absl::StrJoin(frames, ";")];
+    if (stack.first.empty()) stack.first = std::move(frames);
+    stack.second += f.breakdown.samples;
   }
+  std::vector<SpeSampleStack> out;
+  out.reserve(stacks.size());
+  for (auto& [line, stack] : stacks) out.push_back(std::move(stack));
+  return out;
+}
+
+std::string FormatSpeFolded(const SpeProfile& p, SpeSymbolSource* symbols) {
   std::string out;
-  for (const auto& [stack, samples] : stacks) {
-    absl::StrAppend(&out, stack, " ", samples, "\n");
+  for (const auto& [frames, samples] : SpeSampleStacks(p, symbols)) {
+    absl::StrAppend(&out, absl::StrJoin(frames, ";"), " ", samples, "\n");
   }
   return out;
 }

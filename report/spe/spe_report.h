@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/spe_profile.h"
@@ -42,9 +43,16 @@ std::string FormatSpeReportJson(const analysis::SpeProfile& profile,
                                 SpeSymbolSource* symbols,
                                 const SpeReportOptions& options = {});
 
-// One line per function: "IMAGE;FUNCTION SAMPLES", sorted bytewise (frames
-// root first: the image's base name, then the function). Samples outside
-// every image are one frame: "[unknown] N", "[kernel] N".
+// The samples as stacks of names, root first: the image's base name, then
+// the function (an SPE sample records no call stack); samples outside every
+// image are one frame, "[unknown]" or "[kernel]". In the bytewise order of
+// their folded lines. The flame graphs are drawn from these, and the folded
+// text is written from them.
+using SpeSampleStack = std::pair<std::vector<std::string>, uint64_t>;
+std::vector<SpeSampleStack> SpeSampleStacks(const analysis::SpeProfile& profile,
+                                            SpeSymbolSource* symbols);
+
+// One line per function: "IMAGE;FUNCTION SAMPLES", SpeSampleStacks' order.
 std::string FormatSpeFolded(const analysis::SpeProfile& profile,
                             SpeSymbolSource* symbols);
 
