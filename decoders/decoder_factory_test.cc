@@ -41,11 +41,11 @@ TEST(DecoderFactoryTest, CoreSightGetsTheCoreSightDecoder) {
 
 TEST(DecoderFactoryTest, SpeGetsTheSpeDecoder) {
   capture::AddressSpaceTimeline timeline;
-  auto spe = CreateDecoder(*MakeCapture(capture::Backend::kSpe), timeline,
-                           DecoderOptions());
-  ASSERT_TRUE(spe.ok()) << spe.status();
-  EXPECT_NE(spe::SpeCaptureStatsOf(**spe), nullptr);
-  EXPECT_TRUE((*spe)->streams().empty());
+  auto decoder = CreateDecoder(*MakeCapture(capture::Backend::kSpe), timeline,
+                               DecoderOptions());
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  EXPECT_NE(spe::SpeCaptureStatsOf(**decoder), nullptr);
+  EXPECT_TRUE((*decoder)->streams().empty());
   auto pt = CreateDecoder(*MakeCapture(capture::Backend::kPt), timeline,
                           DecoderOptions());
   ASSERT_TRUE(pt.ok()) << pt.status();
