@@ -5,7 +5,11 @@
 #include <bit>
 #include <tuple>
 
+#include "base/status_macros.h"
+#include "decoders/decoder.h"
 #include "decoders/spe/events.h"
+#include "decoders/spe/sample_sink.h"
+#include "decoders/spe/trace_decoder.h"
 
 namespace hwt::analysis {
 namespace {
@@ -32,6 +36,29 @@ std::vector<SpeHotSpot> HotSpots(
   SortBySamples(out, [](const SpeHotSpot& h) { return h.base; });
   return out;
 }
+
+// Hands each sample's record to the builder. Streams are the capture's
+// buffers, as the address map counts them.
+class SampleProfileSink : public spe::SampleRecordSink {
+ public:
+  explicit SampleProfileSink(SpeProfileBuilder& builder) : builder_(builder) {}
+  void OnSamples(uint32_t stream, absl::Span<const Event> events,
+                 absl::Span<const Record> records) override {
+    for (const Event& event : events) {
+      if (event.kind != EventKind::kSample) continue;
+      if (event.code >= records.size()) {
+        missing_records_ = true;
+        continue;
+      }
+      builder_.Add(stream, records[event.code]);
+    }
+  }
+  bool missing_records() const { return missing_records_; }
+
+ private:
+  SpeProfileBuilder& builder_;
+  bool missing_records_ = false;
+};
 
 }  // namespace
 
@@ -271,20 +298,28 @@ SpeProfile SpeProfileBuilder::Finish() {
 
 absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
     const capture::Capture& capture,
-    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver,
-    const spe::DecodeOptions& options) {
+    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver) {
+  HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
+                       CreateDecoder(capture, timeline, DecoderOptions()));
+  const spe::CaptureStats* stats = spe::SpeCaptureStatsOf(*decoder);
+  if (stats == nullptr) {
+    return absl::FailedPreconditionError(
+        capture.source_path() + ": not an SPE capture (no SPE samples)");
+  }
   SpeAddressMap map(&timeline, capture.manifest().buffers.size(),
                     SpeAddressMap::LoadImageSegments(timeline));
-  spe::CpuModel cpu =
-      spe::IdentifyCpu(options.midr.value_or(capture.manifest().cpu.midr));
-  SpeProfileBuilder builder(&map, resolver, cpu);
-  spe::DecodeOptions decode = options;
-  decode.deliver_partial_records = true;  // counted by the builder
-  auto stats = spe::DecodeCapture(capture, builder, decode);
-  if (!stats.ok()) return stats.status();
+  SpeProfileBuilder builder(&map, resolver, stats->cpu);
+  SampleProfileSink samples(builder);
+  HWT_RETURN_IF_ERROR(decoder->Decode(samples));
+  if (samples.missing_records()) {
+    return absl::InternalError("SPE samples came without their records");
+  }
   SpeCaptureProfile out;
   out.profile = builder.Finish();
-  out.stats = std::move(*stats);
+  // Partial records are no samples: the decoder counts them, and so does the
+  // profile.
+  out.profile.partial_records = stats->total.partial_records;
+  out.stats = *stats;
   return out;
 }
 

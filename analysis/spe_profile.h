@@ -23,6 +23,7 @@
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/midr.h"
 #include "decoders/spe/op_type.h"
+#include "decoders/spe/stats.h"
 
 namespace hwt::analysis {
 
@@ -188,18 +189,20 @@ class SpeProfileBuilder : public spe::RecordSink {
   absl::flat_hash_map<InstructionKey, SpeSampleCounters> data_addresses_;
 };
 
-// Decodes every buffer of an SPE capture straight into a profile: addresses
-// mapped with `timeline` (built from the same capture; the PT_LOAD segments
-// of its readable images are read for data addresses), functions from
-// `resolver` (may be null).
+// Decodes every buffer of an SPE capture straight into a profile, through
+// the capture's decoder (CreateDecoder: one kSample event per sample, its
+// record alongside): addresses mapped with `timeline` (built from the same
+// capture; the PT_LOAD segments of its readable images are read for data
+// addresses), functions from `resolver` (may be null). The latencies, data
+// sources, events and operations are SPE's alone, so they are aggregated
+// here from the records, not by the control-flow ProfileBuilder.
 struct SpeCaptureProfile {
   SpeProfile profile;
-  spe::CaptureStats stats;
+  spe::CaptureStats stats;  // the decoder's SPE statistics
 };
 absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
     const capture::Capture& capture,
-    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver,
-    const spe::DecodeOptions& options = {});
+    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver);
 
 }  // namespace hwt::analysis
 

@@ -1,7 +1,10 @@
-// The interface every control-flow decoder (decoders/pt, decoders/coresight)
-// implements, the per-stream statistics they keep, and CreateDecoder(), which
-// picks the decoder for a capture's backend. SPE is sampling, not control
-// flow: decoders/spe has its own record API.
+// The interface every decoder implements (decoders/pt and decoders/coresight
+// for control flow, decoders/spe for samples), the per-stream statistics they
+// keep, and CreateDecoder(), which picks the decoder for a capture's backend.
+// SPE delivers one kSample event per sample; what only SPE records have
+// (latencies, data sources, operation types) reaches SPE-aware consumers
+// alongside the events (decoders/spe/sample_sink.h), and its own statistics
+// through decoders/spe/trace_decoder.h.
 #ifndef HWT_DECODERS_DECODER_H_
 #define HWT_DECODERS_DECODER_H_
 
@@ -21,7 +24,7 @@ namespace hwt {
 
 class ImageFileCache;  // decoders/memory_image.h
 
-// One decoded stream: a PT buffer, or one CoreSight trace ID.
+// One decoded stream: a PT buffer, one CoreSight trace ID, or an SPE buffer.
 struct StreamInfo {
   uint32_t id = 0;          // index into TraceDecoder::streams()
   size_t buffer_index = 0;  // index into manifest().buffers
@@ -160,7 +163,7 @@ class TraceDecoder {
   virtual const std::vector<StreamStats>& stats() const = 0;
 };
 
-// Creates the decoder for `capture`'s backend (PT or CoreSight).
+// Creates the decoder for `capture`'s backend (PT, CoreSight or SPE).
 absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& address_space,

@@ -1,4 +1,4 @@
-// CreateDecoder(): picks the control-flow decoder for a capture's backend.
+// CreateDecoder(): picks the decoder for a capture's backend.
 // Each backend is one case here; its decoder lives in its own folder.
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
@@ -6,6 +6,7 @@
 #include "decoders/coresight/coresight_decoder.h"
 #include "decoders/decoder.h"
 #include "decoders/pt/pt_decoder.h"
+#include "decoders/spe/trace_decoder.h"
 
 namespace hwt {
 
@@ -31,11 +32,13 @@ absl::StatusOr<std::unique_ptr<TraceDecoder>> CreateDecoder(
     }
     case capture::Backend::kCoreSight:
       return coresight::CreateCoreSightDecoder(capture, address_space, options);
-    case capture::Backend::kSpe:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: SPE captures hold samples, not control flow: use the SPE "
-          "record decoder (decoders/spe)",
-          capture.source_path()));
+    case capture::Backend::kSpe: {
+      // Samples, not control flow: decoded in one pass, buffer by buffer
+      // (jobs, segments and the image files do not apply).
+      HWT_ASSIGN_OR_RETURN(std::unique_ptr<spe::SpeTraceDecoder> decoder,
+                           spe::SpeTraceDecoder::Create(capture));
+      return std::unique_ptr<TraceDecoder>(std::move(decoder));
+    }
     case capture::Backend::kUnknown:
       break;
   }

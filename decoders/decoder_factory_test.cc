@@ -1,10 +1,11 @@
-// CreateDecoder() picks the decoder by backend and says clearly what it
-// cannot decode.
+// CreateDecoder() picks the decoder by backend (PT, CoreSight, SPE) and says
+// clearly what it cannot decode.
 #include <memory>
 
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
+#include "decoders/spe/trace_decoder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -38,11 +39,21 @@ TEST(DecoderFactoryTest, CoreSightGetsTheCoreSightDecoder) {
   EXPECT_THAT(coresight.status().message(), ::testing::HasSubstr("CoreSight"));
 }
 
-TEST(DecoderFactoryTest, OtherBackendsAreClearErrors) {
+TEST(DecoderFactoryTest, SpeGetsTheSpeDecoder) {
   capture::AddressSpaceTimeline timeline;
-  auto spe = CreateDecoder(*MakeCapture(capture::Backend::kSpe), timeline,
-                           DecoderOptions());
-  EXPECT_TRUE(absl::IsInvalidArgument(spe.status()));
+  auto decoder = CreateDecoder(*MakeCapture(capture::Backend::kSpe), timeline,
+                               DecoderOptions());
+  ASSERT_TRUE(decoder.ok()) << decoder.status();
+  EXPECT_NE(spe::SpeCaptureStatsOf(**decoder), nullptr);
+  EXPECT_TRUE((*decoder)->streams().empty());
+  auto pt = CreateDecoder(*MakeCapture(capture::Backend::kPt), timeline,
+                          DecoderOptions());
+  ASSERT_TRUE(pt.ok()) << pt.status();
+  EXPECT_EQ(spe::SpeCaptureStatsOf(**pt), nullptr);
+}
+
+TEST(DecoderFactoryTest, UnknownBackendIsAClearError) {
+  capture::AddressSpaceTimeline timeline;
   auto unknown = CreateDecoder(*MakeCapture(capture::Backend::kUnknown),
                                timeline, DecoderOptions());
   EXPECT_THAT(unknown.status().message(), ::testing::HasSubstr("test.hwt"));

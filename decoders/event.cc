@@ -83,6 +83,8 @@ std::string_view EventKindName(EventKind kind) {
       return "sync";
     case EventKind::kBackend:
       return "backend";
+    case EventKind::kSample:
+      return "sample";
   }
   return "unknown";
 }
@@ -116,6 +118,9 @@ std::string DescribeEvent(const Event& e) {
                              static_cast<int32_t>(e.code));
     case EventKind::kExecMode:
       return absl::StrFormat("exec-mode %s", IsaName(e.isa));
+    case EventKind::kSample:
+      return absl::StrFormat("sample pc=0x%x at offset 0x%x latency %u", e.ip,
+                             e.offset, e.value);
     default:
       return absl::StrFormat("%s ip=0x%x value=0x%x", EventKindName(e.kind),
                              e.ip, e.value);

@@ -1,8 +1,9 @@
-// The unified event model shared by every control-flow decoder (PT,
-// CoreSight): blocks of executed instructions plus the events around them
+// The unified event model shared by every decoder: for control flow (PT,
+// CoreSight) blocks of executed instructions plus the events around them
 // (enable/disable, gaps and errors with trace offsets, timing, mode and
-// context changes). Events are plain 64-byte values delivered in batches
-// (EventSink::OnEvents), never one virtual call per instruction.
+// context changes); for sampling (SPE) one event per sample. Events are plain
+// 64-byte values delivered in batches (EventSink::OnEvents), never one
+// virtual call per instruction.
 #ifndef HWT_DECODERS_EVENT_H_
 #define HWT_DECODERS_EVENT_H_
 
@@ -70,6 +71,12 @@ enum class EventKind : uint8_t {
              // code = the backend's event type (see e.g. decoders/pt/
              // pt_events.h), value/ip = its payload. Consumers that do not
              // know the backend ignore it.
+  kSample,   // one sampled operation (SPE): ip = its PC, time = its
+             // timestamp (0 = none), value = its latency weight (total
+             // latency in cycles, 0 = not recorded; every sample counts
+             // once), isa = kA64, code = its index in the batch, where sinks
+             // that know the backend find its full record (decoders/spe/
+             // sample_sink.h). No call stack: its stack is its one leaf frame.
 };
 
 // kBlock code flag: the block executed speculatively (inside a hardware

@@ -24,28 +24,6 @@ absl::Status CheckChunks(const capture::Capture& capture, size_t buffer,
   return absl::OkStatus();
 }
 
-absl::Status CheckBackend(const capture::Capture& capture) {
-  if (capture.manifest().backend != capture::Backend::kSpe) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: not an SPE capture (backend %s)", capture.source_path(),
-        capture::BackendName(capture.manifest().backend)));
-  }
-  return absl::OkStatus();
-}
-
-CpuModel CpuFor(const capture::Capture& capture, const DecodeOptions& options) {
-  return IdentifyCpu(options.midr.value_or(capture.manifest().cpu.midr));
-}
-
-void CountChunk(const capture::BufferChunk& flags, uint64_t size,
-                SpeStats* stats) {
-  ++stats->chunks;
-  stats->bytes += size;
-  if (flags.partial_record) ++stats->chunks_partial_record;
-  if (flags.data_lost_before) ++stats->chunks_data_lost_before;
-  if (flags.final) ++stats->chunks_final;
-}
-
 // Scanner visitor for listings: lists every packet and skipped run, and
 // assembles records for the statistics and the partial-record notes.
 class ListingVisitor : public RecordOutput {
@@ -126,6 +104,40 @@ void BufferDecoder::Finish() {
   if (sink_ != nullptr) sink_->OnBufferEnd(buffer_);
 }
 
+void CountChunk(const capture::BufferChunk& flags, uint64_t size,
+                SpeStats* stats) {
+  ++stats->chunks;
+  stats->bytes += size;
+  if (flags.partial_record) ++stats->chunks_partial_record;
+  if (flags.data_lost_before) ++stats->chunks_data_lost_before;
+  if (flags.final) ++stats->chunks_final;
+}
+
+absl::Status CheckSpeCapture(const capture::Capture& capture) {
+  if (capture.manifest().backend != capture::Backend::kSpe) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: not an SPE capture (backend %s)", capture.source_path(),
+        capture::BackendName(capture.manifest().backend)));
+  }
+  return absl::OkStatus();
+}
+
+CpuModel CaptureCpu(const capture::Capture& capture,
+                    const DecodeOptions& options) {
+  return IdentifyCpu(options.midr.value_or(capture.manifest().cpu.midr));
+}
+
+absl::StatusOr<BufferTrace> OpenBufferTrace(const capture::Capture& capture,
+                                            size_t buffer) {
+  HWT_ASSIGN_OR_RETURN(MappedFile file, capture.MapBuffer(buffer));
+  std::vector<capture::BufferChunk> chunks = capture.BufferChunks(buffer);
+  if (capture.manifest().buffers[buffer].chunks.empty()) {
+    chunks.front().size = file.size();
+  }
+  HWT_RETURN_IF_ERROR(CheckChunks(capture, buffer, chunks, file.size()));
+  return BufferTrace{std::move(file), std::move(chunks)};
+}
+
 SpeStats DecodeBytes(absl::Span<const uint8_t> bytes, RecordSink* sink,
                      const DecodeOptions& options, uint32_t buffer) {
   SpeStats stats;
@@ -148,23 +160,20 @@ std::string BufferName(const capture::BufferInfo& info, size_t index) {
 absl::StatusOr<CaptureStats> DecodeCapture(const capture::Capture& capture,
                                            RecordSink& sink,
                                            const DecodeOptions& options) {
-  HWT_RETURN_IF_ERROR(CheckBackend(capture));
+  HWT_RETURN_IF_ERROR(CheckSpeCapture(capture));
   CaptureStats result;
-  result.cpu = CpuFor(capture, options);
+  result.cpu = CaptureCpu(capture, options);
   DecodeOptions resolved = options;
   resolved.midr = result.cpu.midr;
   const auto& buffers = capture.manifest().buffers;
   result.buffers.resize(buffers.size());
   for (size_t b = 0; b < buffers.size(); ++b) {
     result.buffer_names.push_back(BufferName(buffers[b], b));
-    HWT_ASSIGN_OR_RETURN(MappedFile file, capture.MapBuffer(b));
-    std::vector<capture::BufferChunk> chunks = capture.BufferChunks(b);
-    if (buffers[b].chunks.empty()) chunks.front().size = file.size();
-    HWT_RETURN_IF_ERROR(CheckChunks(capture, b, chunks, file.size()));
+    HWT_ASSIGN_OR_RETURN(BufferTrace trace, OpenBufferTrace(capture, b));
     SpeStats& stats = result.buffers[b];
     BufferDecoder decoder(static_cast<uint32_t>(b), &stats, &sink, resolved);
-    for (const capture::BufferChunk& chunk : chunks) {
-      decoder.DecodeChunk(file.bytes().subspan(chunk.offset, chunk.size),
+    for (const capture::BufferChunk& chunk : trace.chunks) {
+      decoder.DecodeChunk(trace.file.bytes().subspan(chunk.offset, chunk.size),
                           chunk.offset, chunk);
     }
     decoder.Finish();
@@ -176,21 +185,19 @@ absl::StatusOr<CaptureStats> DecodeCapture(const capture::Capture& capture,
 absl::StatusOr<CaptureStats> ListCapturePackets(const capture::Capture& capture,
                                                 PacketSink& sink,
                                                 const DecodeOptions& options) {
-  HWT_RETURN_IF_ERROR(CheckBackend(capture));
+  HWT_RETURN_IF_ERROR(CheckSpeCapture(capture));
   CaptureStats result;
-  result.cpu = CpuFor(capture, options);
+  result.cpu = CaptureCpu(capture, options);
   const auto& buffers = capture.manifest().buffers;
   result.buffers.resize(buffers.size());
   for (size_t b = 0; b < buffers.size(); ++b) {
     result.buffer_names.push_back(BufferName(buffers[b], b));
-    HWT_ASSIGN_OR_RETURN(MappedFile file, capture.MapBuffer(b));
-    std::vector<capture::BufferChunk> chunks = capture.BufferChunks(b);
-    if (buffers[b].chunks.empty()) chunks.front().size = file.size();
-    HWT_RETURN_IF_ERROR(CheckChunks(capture, b, chunks, file.size()));
+    HWT_ASSIGN_OR_RETURN(BufferTrace trace, OpenBufferTrace(capture, b));
     SpeStats& stats = result.buffers[b];
     ListingVisitor visitor(static_cast<uint32_t>(b), result.cpu, sink, &stats);
-    for (const capture::BufferChunk& chunk : chunks) {
-      if (chunks.size() > 1 || chunk.partial_record || chunk.data_lost_before) {
+    for (const capture::BufferChunk& chunk : trace.chunks) {
+      if (trace.chunks.size() > 1 || chunk.partial_record ||
+          chunk.data_lost_before) {
         sink.OnPacket(
             static_cast<uint32_t>(b), chunk.offset,
             absl::StrFormat("[chunk 0x%x size %d%s%s%s]", chunk.offset,
@@ -200,7 +207,7 @@ absl::StatusOr<CaptureStats> ListCapturePackets(const capture::Capture& capture,
                             chunk.final ? " final" : ""));
       }
       CountChunk(chunk, chunk.size, &stats);
-      const uint8_t* data = file.data() + chunk.offset;
+      const uint8_t* data = trace.file.data() + chunk.offset;
       visitor.StartChunk(data, chunk.offset);
       ScanPackets(data, chunk.size, chunk.offset, visitor);
       visitor.assembler().EndChunk();

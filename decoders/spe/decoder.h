@@ -1,15 +1,18 @@
 // Entry points of the SPE decoder: raw bytes, one buffer chunk by chunk, or a
 // whole capture (HWT bundle, or a raw file as hwt(8) writes it: SPE halves of
 // every CPU appended without framing) -> records in batches plus statistics.
-// SPE is sampling, not control flow: this is not a hwt::TraceDecoder.
+// The shared hwt::TraceDecoder over it is trace_decoder.h (what
+// CreateDecoder returns for SPE); this is the record-level API beneath it.
 #ifndef HWT_DECODERS_SPE_DECODER_H_
 #define HWT_DECODERS_SPE_DECODER_H_
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/file_util.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
 #include "decoders/spe/assembler.h"
@@ -74,6 +77,27 @@ class BufferDecoder {
   RecordAssembler assembler_;
   bool finished_ = false;
 };
+
+// Not an SPE capture: a FailedPrecondition error naming it.
+absl::Status CheckSpeCapture(const capture::Capture& capture);
+
+// The CPU whose implementation-defined encodings apply: options.midr, else
+// the capture's.
+CpuModel CaptureCpu(const capture::Capture& capture,
+                    const DecodeOptions& options);
+
+// One buffer of a capture, mapped, with its chunks checked against the file
+// (a buffer without chunks is one chunk of the whole file).
+struct BufferTrace {
+  MappedFile file;
+  std::vector<capture::BufferChunk> chunks;
+};
+absl::StatusOr<BufferTrace> OpenBufferTrace(const capture::Capture& capture,
+                                            size_t buffer);
+
+// Counts a chunk of `size` bytes with its flags in `stats`.
+void CountChunk(const capture::BufferChunk& flags, uint64_t size,
+                SpeStats* stats);
 
 // Decodes `bytes` as one chunk of buffer `buffer` starting at file offset 0.
 SpeStats DecodeBytes(absl::Span<const uint8_t> bytes, RecordSink* sink,

@@ -9,11 +9,13 @@
 #include "absl/strings/str_format.h"
 #include "base/output.h"
 #include "base/progress.h"
+#include "base/status_macros.h"
 #include "decoders/decoder.h"
 #include "decoders/progress_sink.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/listing.h"
 #include "decoders/spe/midr.h"
+#include "decoders/spe/trace_decoder.h"
 #include "report/common/symbol_names.h"
 #include "report/listing/decode_listing.h"
 #include "report/listing/decode_stats.h"
@@ -53,43 +55,60 @@ struct Run : DecodeFlags {
   Mode mode;
 };
 
-// Discards SPE records (statistics only).
-class NullRecordSink : public spe::RecordSink {
- public:
-  void OnRecords(uint32_t, absl::Span<const spe::Record>) override {}
-};
+// --records: every record with all its fields, partial ones too. Those are
+// no sample events of the shared decoder, so the listing stays on SPE's record
+// decoder. Returns the bytes it skipped.
+absl::StatusOr<uint64_t> ListSpeRecords(const capture::Capture& capture,
+                                        bool json, Output& out) {
+  spe::RecordListingSink sink(json ? spe::RecordListingSink::Format::kJson
+                                   : spe::RecordListingSink::Format::kText,
+                              spe::IdentifyCpu(capture.manifest().cpu.midr),
+                              [&out](std::string_view line) {
+                                out.Write(line);
+                                out.Write("\n");
+                              });
+  HWT_ASSIGN_OR_RETURN(spe::CaptureStats stats,
+                       spe::DecodeCapture(capture, sink));
+  return stats.total.bytes_skipped;
+}
+
+// --packets and --stats through the shared decoder. The statistics are SPE's
+// own (packets by type, partial records, operations, events, data sources:
+// more than StreamStats holds), which the SPE decoder keeps beside its
+// StreamStats. Returns the bytes it skipped.
+absl::StatusOr<uint64_t> DecodeSpe(const Run& flags, const OpenedInput& input,
+                                   Output& out) {
+  HWT_ASSIGN_OR_RETURN(
+      std::unique_ptr<TraceDecoder> decoder,
+      CreateDecoder(*input.capture, input.timeline, DecoderOptions()));
+  if (flags.mode == Mode::kPackets) {
+    PacketListing listing(capture::Backend::kSpe, decoder->streams().size(),
+                          &out);
+    HWT_RETURN_IF_ERROR(decoder->ListPackets(listing));
+  } else {
+    NullEventSink statistics_only;
+    HWT_RETURN_IF_ERROR(decoder->Decode(statistics_only));
+    const spe::CaptureStats* stats = spe::SpeCaptureStatsOf(*decoder);
+    if (stats == nullptr) {
+      return absl::InternalError("the SPE decoder kept no SPE statistics");
+    }
+    out.Write(flags.format == "json" ? FormatSpeStatsJson(*stats)
+                                     : FormatSpeStatsText(*stats));
+  }
+  return TotalStats(decoder->stats()).bytes_lost;
+}
 
 int RunSpe(const Run& flags, const OpenedInput& input, Output& out) {
   const auto& capture = *input.capture;
-  absl::StatusOr<spe::CaptureStats> stats;
-  const bool json = flags.format == "json";
+  absl::StatusOr<uint64_t> bytes_skipped;
   switch (flags.mode) {
-    case Mode::kPackets: {
-      PacketListing listing(capture::Backend::kSpe,
-                            capture.manifest().buffers.size(), &out);
-      stats = spe::ListCapturePackets(capture, listing);
+    case Mode::kPackets:
+    case Mode::kStats:
+      bytes_skipped = DecodeSpe(flags, input, out);
       break;
-    }
-    case Mode::kRecords: {
-      spe::RecordListingSink sink(json ? spe::RecordListingSink::Format::kJson
-                                       : spe::RecordListingSink::Format::kText,
-                                  spe::IdentifyCpu(capture.manifest().cpu.midr),
-                                  [&out](std::string_view line) {
-                                    out.Write(line);
-                                    out.Write("\n");
-                                  });
-      stats = spe::DecodeCapture(capture, sink);
+    case Mode::kRecords:
+      bytes_skipped = ListSpeRecords(capture, flags.format == "json", out);
       break;
-    }
-    case Mode::kStats: {
-      NullRecordSink sink;
-      stats = spe::DecodeCapture(capture, sink);
-      if (stats.ok()) {
-        out.Write(json ? FormatSpeStatsJson(*stats)
-                       : FormatSpeStatsText(*stats));
-      }
-      break;
-    }
     default:
       return Fail(
           kTool,
@@ -98,15 +117,14 @@ int RunSpe(const Run& flags, const OpenedInput& input, Output& out) {
               ": SPE captures hold samples, not control flow: use --records, "
               "--packets or --stats"));
   }
-  if (!stats.ok()) return Fail(kTool, stats.status());
+  if (!bytes_skipped.ok()) return Fail(kTool, bytes_skipped.status());
   if (absl::Status s = out.Commit(); !s.ok()) return Fail(kTool, s);
-  if (stats->total.bytes_skipped > 0) {
+  if (*bytes_skipped > 0) {
     if (!flags.quiet) {
       fprintf(stderr,
               "%s: %llu bytes were not valid SPE packets and were skipped "
               "(see --stats)\n",
-              kTool,
-              static_cast<unsigned long long>(stats->total.bytes_skipped));
+              kTool, static_cast<unsigned long long>(*bytes_skipped));
     }
     return kExitDecodeErrors;
   }
