@@ -447,7 +447,12 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   ResolveTime(s, e);
 
   const Target target{block, e.ip, e.last_ip};
-  current_ = target;
+  // Field by field, from registers: a copy of `target` read it back from the
+  // stack in 16-byte pieces over the smaller stores that wrote it, which
+  // the CPU cannot forward (a stall on every block).
+  current_.block = block;
+  current_.ip = e.ip;
+  current_.last_ip = e.last_ip;
   if (t.unknown_start) {
     t.unknown_start = false;
     OnBase(t, BaseOpKind::kContinue, target);
@@ -462,7 +467,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   ++data_->store.slots()[slot].count;
   machine_.AppendToPath(top, target);
   t.last_block = block;
-  t.pending = StackMachine::PendingAfter(e.branch, e.next_ip, block);
+  StackMachine::SetPendingAfter(t.pending, e.branch, e.next_ip, block);
   t.disabled = false;
   if (e.time != 0) {
     data_->has_time = true;
