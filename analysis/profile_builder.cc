@@ -429,7 +429,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
     if (region == kNoRegion) ++stats.unknown_region_blocks;
     // Only a region the event named and that holds its ip is memoized, so a
     // hit needs neither the check nor the statistics again.
-    if (region == e.region - 1) {
+    if (e.region != 0 && region == e.region - 1) {
       if (memo != nullptr) {
         *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
                               e.branch, e.isa,     block};
