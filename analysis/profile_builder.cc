@@ -83,7 +83,29 @@ struct StreamState {
   const std::vector<uint64_t>* resets = nullptr;
   size_t next_reset = 0;
   uint64_t reset_at = ~uint64_t{0};
+  // The store's block of a block event with a decoder id (kBlockDecoderId),
+  // by DecoderBlockIndex(): what BlockOf() found for it, in an array, since
+  // the id stands for every field BlockOf() reads but the branch. kNone:
+  // not seen yet. Ids are the stream's decoder's, so the table is per stream.
+  std::vector<uint32_t> decoder_blocks;
 };
+
+constexpr size_t kBranchKinds = static_cast<size_t>(BranchKind::kOther) + 1;
+// Decoder ids past this are looked up as blocks without an id: the table
+// stays below kMaxDecoderIds * kBranchKinds entries (192 MiB).
+constexpr uint64_t kMaxDecoderIds = uint64_t{1} << 22;
+constexpr size_t kNoDecoderIndex = ~size_t{0};
+
+// The entry of a block event in StreamState::decoder_blocks, or
+// kNoDecoderIndex when the event has no usable decoder id.
+inline size_t DecoderBlockIndex(const Event& e) {
+  if ((e.code & kBlockDecoderId) == 0 || e.value >= kMaxDecoderIds ||
+      static_cast<size_t>(e.branch) >= kBranchKinds) {
+    return kNoDecoderIndex;
+  }
+  return static_cast<size_t>(e.value) * kBranchKinds +
+         static_cast<size_t>(e.branch);
+}
 
 }  // namespace
 
@@ -387,8 +409,10 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   stats.instructions += e.ninsn;
   ThreadState& t = data_->threads[s.thread];
   uint32_t block = kNone;
+  const size_t by_id = DecoderBlockIndex(e);
+  if (by_id < s.decoder_blocks.size()) block = s.decoder_blocks[by_id];
   SuccessorMemo* memo = nullptr;
-  if (t.last_block != kNone && e.region != 0) {
+  if (block == kNone && t.last_block != kNone && e.region != 0) {
     if (t.last_block >= successors_.size()) {
       successors_.resize(data_->store.blocks().size());
     }
@@ -405,16 +429,30 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
     if (region == kNoRegion) ++stats.unknown_region_blocks;
     // Only a region the event named and that holds its ip is memoized, so a
     // hit needs neither the check nor the statistics again.
-    if (memo != nullptr && region == e.region - 1) {
-      *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
-                            e.branch, e.isa,     block};
+    if (e.region != 0 && region == e.region - 1) {
+      if (memo != nullptr) {
+        *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
+                              e.branch, e.isa,     block};
+      }
+      if (by_id != kNoDecoderIndex) {
+        if (by_id >= s.decoder_blocks.size()) {
+          s.decoder_blocks.resize(
+              std::max(by_id + 1, 2 * s.decoder_blocks.size()), kNone);
+        }
+        s.decoder_blocks[by_id] = block;
+      }
     }
   }
   ++data_->store.blocks()[block].count;
   ResolveTime(s, e);
 
   const Target target{block, e.ip, e.last_ip};
-  current_ = target;
+  // Field by field, from registers: a copy of `target` read it back from the
+  // stack in 16-byte pieces over the smaller stores that wrote it, which
+  // the CPU cannot forward (a stall on every block).
+  current_.block = block;
+  current_.ip = e.ip;
+  current_.last_ip = e.last_ip;
   if (t.unknown_start) {
     t.unknown_start = false;
     OnBase(t, BaseOpKind::kContinue, target);
@@ -429,7 +467,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   ++data_->store.slots()[slot].count;
   machine_.AppendToPath(top, target);
   t.last_block = block;
-  t.pending = StackMachine::PendingAfter(e.branch, e.next_ip, block);
+  StackMachine::SetPendingAfter(t.pending, e.branch, e.next_ip, block);
   t.disabled = false;
   if (e.time != 0) {
     data_->has_time = true;

@@ -1,11 +1,14 @@
 // Interning and counters of ProfileStore.
 #include "analysis/profile_store.h"
 
+#include <algorithm>
+
 namespace hwt::analysis::internal {
 
-ProfileStore::ProfileStore()
+ProfileStore::ProfileStore(SlotArrayLimits limits)
     : slot_cache_(size_t{1} << kCacheBits),
-      edge_cache_(size_t{1} << kCacheBits) {
+      edge_cache_(size_t{1} << kCacheBits),
+      limits_(limits) {
   paths_.push_back(PathRecord{});
 }
 
@@ -48,39 +51,89 @@ inline size_t CacheIndex(uint64_t key, int bits) {
 
 }  // namespace
 
+uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
+                                BlockMemo& memo) {
+  if (memo.function == kNone) {
+    const FunctionId& fn = blocks_[block].fn;
+    auto [it, inserted] = functions_.try_emplace(
+        std::make_tuple(fn.kind, fn.image, fn.start, fn.end),
+        static_cast<uint32_t>(functions_.size()), 0);
+    memo.function = it->second.first;
+    memo.local = it->second.second++;
+  }
+  if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
+  NodeSlots& table = node_slots_[node];
+  if (table.function == kNone) table.function = memo.function;
+  if (table.function != memo.function || memo.local >= limits_.local_blocks) {
+    return kNone;
+  }
+  if (memo.local >= table.slots.size()) {
+    // Growing is the one decision that depends on the budget: after the
+    // first refusal no array grows again, so a pair that went to the table
+    // is never found in an array later.
+    if (node_slots_full_) return kNone;
+    const size_t size = std::max<size_t>(
+        memo.local + 1,
+        std::min<size_t>(2 * table.slots.size(), limits_.local_blocks));
+    if (node_slot_entries_ + (size - table.slots.size()) > limits_.entries) {
+      node_slots_full_ = true;
+      return kNone;
+    }
+    node_slot_entries_ += size - table.slots.size();
+    table.slots.resize(size, kNone);
+  }
+  uint32_t& slot = table.slots[memo.local];
+  if (slot == kNone) {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(SlotRecord{node, block, 0, 0});
+  }
+  return slot;
+}
+
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
   if (memo.slot_node == node) return memo.slot;
-  const uint64_t key = (uint64_t{node} << 32) | block;
-  CacheEntry& cached = slot_cache_[CacheIndex(key, kCacheBits)];
-  if (cached.key != key) {
-    auto [it, inserted] =
-        slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
-    if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
-    cached.key = key;
-    cached.value = it->second;
+  uint32_t slot = NodeSlot(node, block, memo);
+  if (slot == kNone) {
+    const uint64_t key = (uint64_t{node} << 32) | block;
+    CacheEntry& cached = slot_cache_[CacheIndex(key, kCacheBits)];
+    if (cached.key != key) {
+      auto [it, inserted] =
+          slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
+      if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
+      cached.key = key;
+      cached.value = it->second;
+    }
+    slot = cached.value;
   }
   memo.slot_node = node;
-  memo.slot = cached.value;
-  return cached.value;
+  memo.slot = slot;
+  return slot;
 }
 
 void ProfileStore::AddEdge(uint32_t from, uint32_t to, uint64_t count) {
   BlockMemo& memo = memo_[from];
-  if (memo.edge_to != to) {
-    const uint64_t key = (uint64_t{from} << 32) | to;
-    CacheEntry& cached = edge_cache_[CacheIndex(key, kCacheBits)];
-    if (cached.key != key) {
-      auto [it, inserted] =
-          edge_index_.try_emplace(key, static_cast<uint32_t>(edges_.size()));
-      if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
-      cached.key = key;
-      cached.value = it->second;
+  if (memo.edge_to[0] != to) {
+    if (memo.edge_to[1] == to) {
+      std::swap(memo.edge_to[0], memo.edge_to[1]);
+      std::swap(memo.edge[0], memo.edge[1]);
+    } else {
+      const uint64_t key = (uint64_t{from} << 32) | to;
+      CacheEntry& cached = edge_cache_[CacheIndex(key, kCacheBits)];
+      if (cached.key != key) {
+        auto [it, inserted] =
+            edge_index_.try_emplace(key, static_cast<uint32_t>(edges_.size()));
+        if (inserted) edges_.push_back(EdgeRecord{from, to, 0});
+        cached.key = key;
+        cached.value = it->second;
+      }
+      memo.edge_to[1] = memo.edge_to[0];
+      memo.edge[1] = memo.edge[0];
+      memo.edge_to[0] = to;
+      memo.edge[0] = cached.value;
     }
-    memo.edge_to = to;
-    memo.edge = cached.value;
   }
-  edges_[memo.edge].count += count;
+  edges_[memo.edge[0]].count += count;
 }
 
 uint32_t ProfileStore::PathChild(uint32_t parent, uint32_t block) {

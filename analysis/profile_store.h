@@ -8,6 +8,7 @@
 #define HWT_ANALYSIS_PROFILE_STORE_H_
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -88,11 +89,20 @@ struct EdgeRecord {
   uint64_t count = 0;
 };
 
+// How large the per-node slot arrays of a ProfileStore may grow (see
+// ProfileStore::NodeSlots; their entries are 4 bytes): a function's blocks
+// beyond `local_blocks`, and any growth once `entries` are spent, use the
+// (node, block) table instead. Tests make them small.
+struct SlotArrayLimits {
+  uint32_t local_blocks = 1u << 14;
+  size_t entries = size_t{1} << 24;
+};
+
 class ProfileStore {
  public:
   static constexpr uint32_t kPathRoot = 0;
 
-  ProfileStore();
+  explicit ProfileStore(SlotArrayLimits limits = {});
 
   // Returns the id of the block with this key, creating an empty record
   // (second = true) when new.
@@ -132,17 +142,37 @@ class ProfileStore {
     }
   };
 
-  // Per block, the last answer of Slot, PathChild and AddEdge for it: in
-  // loops the same (node, block), (path, block) and (block, successor)
-  // come back over and over, and a memo hit saves a hash-table probe.
+  // Per block, the last answer of Slot and PathChild for it and the last
+  // two of AddEdge (a conditional branch goes two ways): in loops the same
+  // (node, block), (path, block) and (block, successor) come back over and
+  // over, and a memo hit saves a hash-table probe.
   struct BlockMemo {
     uint32_t slot_node = kNone;
     uint32_t slot = kNone;
     uint32_t path_parent = kNone;
     uint32_t path_child = kNone;
-    uint32_t edge_to = kNone;
-    uint32_t edge = kNone;
+    uint32_t edge_to[2] = {kNone, kNone};  // [0]: the most recent
+    uint32_t edge[2] = {kNone, kNone};
+    // The block's function (an index into functions_) and its index among
+    // that function's blocks, for NodeSlots; kNone until Slot() needs them.
+    uint32_t function = kNone;
+    uint32_t local = kNone;
   };
+
+  // Per node, the slots of (node, block) for the blocks of one function (the
+  // one of the first block counted under the node: a frame's blocks are its
+  // function's), by the block's index in that function: array indexing
+  // where the (node, block) table would take a hash probe, which misses the
+  // CPU caches once a profile has tens of thousands of slots. A block of
+  // another function, or past the size limits below, goes to the table;
+  // either way a (node, block) pair is always found in the same place.
+  struct NodeSlots {
+    uint32_t function = kNone;
+    std::vector<uint32_t> slots;  // kNone: not counted yet
+  };
+  // The slot of (node, block) from NodeSlots, or kNone when the pair is
+  // the table's.
+  uint32_t NodeSlot(uint32_t node, uint32_t block, BlockMemo& memo);
 
   // In front of the (node, block) and (block, successor) tables: a
   // direct-mapped cache of recent keys, for what the per-block memo misses
@@ -163,6 +193,14 @@ class ProfileStore {
   absl::flat_hash_map<ChildKey, uint32_t> children_;
   std::vector<SlotRecord> slots_;
   absl::flat_hash_map<uint64_t, uint32_t> slot_index_;
+  SlotArrayLimits limits_;
+  std::vector<NodeSlots> node_slots_;  // by node, grown on demand
+  size_t node_slot_entries_ = 0;       // of every NodeSlots::slots
+  bool node_slots_full_ = false;       // the budget refused a growth
+  // (kind, image, start, end) of a FunctionId -> (index, blocks numbered).
+  absl::flat_hash_map<std::tuple<FrameKind, uint32_t, uint64_t, uint64_t>,
+                      std::pair<uint32_t, uint32_t>>
+      functions_;
   std::vector<EdgeRecord> edges_;
   absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
   std::vector<PathRecord> paths_;

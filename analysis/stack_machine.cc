@@ -3,39 +3,6 @@
 
 namespace hwt::analysis::internal {
 
-Pending StackMachine::PendingAfter(BranchKind end, uint64_t next_ip,
-                                   uint32_t block) {
-  Pending p;
-  const uint64_t after = next_ip != 0 ? next_ip : kNoAddress;
-  switch (end) {
-    case BranchKind::kCall:
-    case BranchKind::kCallIndirect:
-      p.kind = PendingKind::kCall;
-      p.ra = after;
-      p.from_block = block;
-      break;
-    case BranchKind::kReturn:
-      p.kind = PendingKind::kReturn;
-      break;
-    case BranchKind::kCondTaken:
-    case BranchKind::kJump:
-    case BranchKind::kJumpIndirect:
-      p.kind = PendingKind::kJump;
-      p.from_block = block;
-      break;
-    case BranchKind::kFarCall:
-      p.far_entry = true;
-      p.far_ra = after;
-      break;
-    case BranchKind::kFarReturn:
-      p.kind = PendingKind::kFarReturn;
-      break;
-    default:
-      break;
-  }
-  return p;
-}
-
 FrameKey StackMachine::KeyOf(const Target& target) const {
   const BlockRecord& b = store_.blocks()[target.block];
   return FrameKeyFor(b.fn, b.key.vaddr);

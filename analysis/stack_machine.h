@@ -196,8 +196,41 @@ class StackMachine {
   // An exec: no stack, without a [gap] leaf (the next block is a new root).
   static void Reset(ThreadState& t);
 
-  // The state change of a block ending with `end`.
-  static Pending PendingAfter(BranchKind end, uint64_t next_ip, uint32_t block);
+  // Sets `p` to the state change of a block ending with `end`. In place and
+  // inline, field by field: a Pending returned by value and copied was read
+  // back in 16-byte pieces over the smaller stores that had just written it,
+  // which the CPU cannot forward (a stall on every block).
+  static void SetPendingAfter(Pending& p, BranchKind end, uint64_t next_ip,
+                              uint32_t block) {
+    const uint64_t after = next_ip != 0 ? next_ip : kNoAddress;
+    p = Pending{};
+    switch (end) {
+      case BranchKind::kCall:
+      case BranchKind::kCallIndirect:
+        p.kind = PendingKind::kCall;
+        p.ra = after;
+        p.from_block = block;
+        break;
+      case BranchKind::kReturn:
+        p.kind = PendingKind::kReturn;
+        break;
+      case BranchKind::kCondTaken:
+      case BranchKind::kJump:
+      case BranchKind::kJumpIndirect:
+        p.kind = PendingKind::kJump;
+        p.from_block = block;
+        break;
+      case BranchKind::kFarCall:
+        p.far_entry = true;
+        p.far_ra = after;
+        break;
+      case BranchKind::kFarReturn:
+        p.kind = PendingKind::kFarReturn;
+        break;
+      default:
+        break;
+    }
+  }
 
  private:
   // The near part of a pending transition (call, return, jump).

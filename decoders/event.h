@@ -51,7 +51,8 @@ inline bool IsCall(BranchKind k) {
 
 enum class EventKind : uint8_t {
   kBlock,         // ninsn instructions from ip to last_ip executed;
-                  // code = kBlockSpeculative if inside a transaction
+                  // code = kBlockSpeculative if inside a transaction;
+                  // with kBlockDecoderId, value = the decoder's block id
   kEnabled,       // tracing (re)started at ip (TIP.PGE, TRACE_ON + range)
   kDisabled,      // tracing stopped; ip = where it would resume if known
   kGap,           // trace lost or undecodable: reason, value = bytes lost,
@@ -82,6 +83,16 @@ enum class EventKind : uint8_t {
 // kBlock code flag: the block executed speculatively (inside a hardware
 // transaction that may still abort).
 inline constexpr uint32_t kBlockSpeculative = 1;
+// kBlock code flag: `value` is the decoder's id of the block (never 0), not
+// a backend payload (CoreSight puts cycle counts there). Two blocks of one
+// stream with the same id have the same ip, last_ip, next_ip, ninsn, isa and
+// region (branch, time and offset may differ), so a consumer may keep what it
+// derives from those fields by id, in an array, instead of hashing them
+// (PT's fast engine numbers the blocks of its block cache so). Ids are dense
+// from 1 and never reused within a stream, also after the decoder drops its
+// cached blocks (a remap): a consumer's table grows with the blocks the
+// decoder built.
+inline constexpr uint32_t kBlockDecoderId = 1u << 30;
 // kDisabled code flag, set by every backend that knows it: tracing stopped
 // asynchronously (an interrupt, a fault, a signal) before the instruction
 // at ip executed. A branch that ended the last block went to ip, whatever

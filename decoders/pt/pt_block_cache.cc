@@ -25,6 +25,8 @@ FastBlock* FastBlockCache::At(uint64_t ip, Isa isa) {
   if (inserted) {
     FastBlock& block = blocks_.emplace_back();
     block.start = ip;
+    block.id = next_id_;
+    if (next_id_ != 0) ++next_id_;  // 0 after the last id: none from then on
     Build(&block, isa);
     it->second = &block;
   }

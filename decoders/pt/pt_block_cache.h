@@ -46,6 +46,10 @@ struct FastBlock {
   // 1 + the timeline region that holds the block (0: none, or the block
   // runs into another region, which libipt's blocks never do).
   uint32_t region = 0;
+  // The block's id in events (kBlockDecoderId): dense from 1 in the order
+  // blocks are built, never reused by this cache, not even after Revalidate()
+  // dropped the block (0: the ids ran out).
+  uint32_t id = 0;
   // Successors once looked up: [0] fall-through (kCondJump) or target
   // (kJump, kCall); [1] the taken target of a kCondJump.
   FastBlock* next[2] = {nullptr, nullptr};
@@ -96,6 +100,7 @@ class FastBlockCache {
   const MemoryImage& memory_;
   InsnCache insns_;
   uint64_t generation_;
+  uint32_t next_id_ = 1;          // see FastBlock::id
   std::deque<FastBlock> blocks_;  // stable addresses for the links
   absl::flat_hash_map<uint64_t, FastBlock*> by_start_[3];
 };

@@ -88,9 +88,13 @@ class EventOutput {
   bool Join(const Event& block) {
     Event& held = held_block_;
     if (block.ip != held.next_ip || block.region != held.region ||
-        block.isa != held.isa || block.code != held.code) {
+        block.isa != held.isa ||
+        (block.code & ~kBlockDecoderId) != (held.code & ~kBlockDecoderId)) {
       return false;
     }
+    // The joined block is no block the decoder numbered.
+    held.code &= ~kBlockDecoderId;
+    held.value = 0;
     held.time = block.time;
     held.ninsn += block.ninsn;
     held.last_ip = block.last_ip;

@@ -364,9 +364,7 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
             (clock_.touched() || state.timing)) {
           return false;
         }
-        const PtClock clock = clock_;
-        const size_t clock_psb = clock_psb_;
-        const PtFastCountStats fast_stats = fast_stats_;
+        const FastWalkState before = SaveWalkState();
         handed_over_count_ = TryWalk(index, /*continuing=*/false);
         if (handed_over_count_ && index + 1 < psbs_.size() &&
             !walker_.enabled()) {
@@ -375,9 +373,7 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
           // it: libipt goes on.
           handed_over_count_.reset();
           records_.clear();
-          clock_ = clock;
-          clock_psb_ = clock_psb;
-          fast_stats_ = fast_stats;
+          RestoreWalkState(before);
         }
         return handed_over_count_.has_value();
       });
@@ -469,10 +465,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
       held_.emplace();
       held_->first = i;
       held_->walking = walking;
-      held_->clock = clock_;
-      held_->clock_psb = clock_psb_;
-      held_->clock_broken = clock_broken_;
-      held_->fast_stats = fast_stats_;
+      held_->before = SaveWalkState();
     }
     if (const std::optional<uint64_t> count =
             sink_ != nullptr && i == 0 ? std::nullopt : TryWalk(i, walking)) {
@@ -508,10 +501,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
       // before it are libipt's too.
       i = held_->first;
       walking = held_->walking;
-      clock_ = held_->clock;
-      clock_psb_ = held_->clock_psb;
-      clock_broken_ = held_->clock_broken;
-      fast_stats_ = held_->fast_stats;
+      RestoreWalkState(held_->before);
     }
     held_.reset();
     // In a chunk with timing, libipt's clock at psbs_[i] is that of a run

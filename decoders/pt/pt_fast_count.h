@@ -39,6 +39,16 @@ struct PtFastCountStats {
 class PtSegmentDecoder;
 class EventOutput;
 
+// PtFastCounter, event mode: what walks change besides their records and
+// counts (the clock and where it stands, the statistics), saved before walks
+// that may yet turn out to be libipt's and put back then.
+struct FastWalkState {
+  PtClock clock;
+  size_t clock_psb = 0;
+  bool clock_broken = false;
+  PtFastCountStats fast_stats;
+};
+
 // PtFastCounter, event mode: walked segments whose records are held back
 // because the last walk ended at a PSB with tracing off, until a walk ends
 // where tracing is on. If the walker gives up on the segment after such a PSB,
@@ -51,10 +61,7 @@ struct HeldFastWalks {
   bool walked = false;   // a segment is held
   uint64_t count = 0;
   std::vector<FastWalker::Record> records;
-  PtClock clock;  // the clock, where it stood before the first
-  size_t clock_psb = 0;
-  bool clock_broken = false;
-  PtFastCountStats fast_stats;
+  FastWalkState before;  // before the first
 };
 
 // Counts one buffer's chunks, in order. Not thread-safe.
@@ -119,6 +126,15 @@ class PtFastCounter {
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
 
   const PsbState& StateOf(size_t index);
+  FastWalkState SaveWalkState() const {
+    return {clock_, clock_psb_, clock_broken_, fast_stats_};
+  }
+  void RestoreWalkState(const FastWalkState& state) {
+    clock_ = state.clock;
+    clock_psb_ = state.clock_psb;
+    clock_broken_ = state.clock_broken;
+    fast_stats_ = state.fast_stats;
+  }
   // Walks segment `i` of the current chunk: after segment i - 1 when
   // `continuing`, else from a restart at its PSB. The count, or nullopt when
   // the segment is libipt's.

@@ -319,12 +319,21 @@ void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch,
   event.offset = packet_offset_;
   event.region = block->region;
   event.time = query_time_;
+  if (block->id != 0) {
+    // The block's fields above are the cached block's own, so its id names
+    // them (kBlockDecoderId); isa_ is the cache's mode the block was found in.
+    event.code = kBlockDecoderId;
+    event.value = block->id;
+  }
 }
 
 void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
                              uint64_t last, uint64_t next) {
   EmitBlock(block, BranchKind::kNone);
   Event& event = records_->back().event;
+  // Part of the cached block: not what its id stands for.
+  event.code &= ~kBlockDecoderId;
+  event.value = 0;
   event.ninsn = ninsn;
   event.last_ip = last;
   event.next_ip = next;

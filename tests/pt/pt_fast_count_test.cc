@@ -63,9 +63,40 @@ PtFastCountStats ExpectFastCountEqualsDecode(
   return counts;
 }
 
+// The fields a block's decoder id stands for (kBlockDecoderId).
+struct IdentifiedBlock {
+  uint64_t ip = 0, last_ip = 0, next_ip = 0;
+  uint32_t ninsn = 0, region = 0;
+  Isa isa = Isa::kUnknown;
+  friend bool operator==(const IdentifiedBlock&,
+                         const IdentifiedBlock&) = default;
+};
+
+// Checks what kBlockDecoderId promises for `event` against the first block
+// seen with its id, and removes the id (libipt numbers no blocks). Returns
+// whether the event had one.
+bool CheckAndDropDecoderId(Event& event,
+                           std::map<uint64_t, IdentifiedBlock>& by_id) {
+  if (event.kind != EventKind::kBlock || !(event.code & kBlockDecoderId)) {
+    return false;
+  }
+  EXPECT_NE(event.value, 0u);
+  const IdentifiedBlock fields{event.ip,    event.last_ip, event.next_ip,
+                               event.ninsn, event.region,  event.isa};
+  const auto [it, inserted] = by_id.try_emplace(event.value, fields);
+  EXPECT_TRUE(it->second == fields)
+      << "block id " << event.value
+      << " stands for two blocks: " << DescribeEvent(event) << " and 0x"
+      << std::hex << it->second.ip << "-0x" << it->second.last_ip;
+  event.code &= ~kBlockDecoderId;
+  event.value = 0;
+  return true;
+}
+
 // Decodes with the fast engine and with libipt; the events must be the same
-// in every field but the trace offset (see pt_fast_count.h), and so must
-// the statistics (blocks included). Returns the fast path's figures.
+// in every field but the trace offset (see pt_fast_count.h) and the fast
+// engine's block ids (which must keep their promise), and so must the
+// statistics (blocks included). Returns the fast path's figures.
 PtFastCountStats ExpectFastEventsEqualDecode(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& timeline) {
@@ -80,11 +111,16 @@ PtFastCountStats ExpectFastEventsEqualDecode(
   testing::CollectingSink expected_events, actual_events;
   EXPECT_TRUE((*libipt)->Decode(expected_events).ok());
   EXPECT_TRUE((*fast)->Decode(actual_events).ok());
+  size_t blocks_with_id = 0;
   for (size_t s = 0; s < (*libipt)->streams().size(); ++s) {
     SCOPED_TRACE(absl::StrFormat("stream %u", s));
     const std::vector<Event> expected = expected_events.Events(s);
-    const std::vector<Event> actual = actual_events.Events(s);
+    std::vector<Event> actual = actual_events.Events(s);
     EXPECT_EQ(actual_events.ends(s), 1);
+    std::map<uint64_t, IdentifiedBlock> by_id;
+    for (Event& event : actual) {
+      blocks_with_id += CheckAndDropDecoderId(event, by_id);
+    }
     size_t i = 0;
     for (; i < expected.size() && i < actual.size(); ++i) {
       Event a = actual[i];
@@ -111,6 +147,10 @@ PtFastCountStats ExpectFastEventsEqualDecode(
   }
   const PtFastCountStats& counts = (*fast)->fast_stats();
   EXPECT_EQ(counts.fast_segments + counts.libipt_segments, counts.segments);
+  // The walker's blocks carry ids (so a broken id could not pass unseen).
+  if (counts.fast_segments > 0) {
+    EXPECT_GT(blocks_with_id, 0u);
+  }
   return counts;
 }
 

@@ -1,0 +1,87 @@
+// ProfileStore's counters are found the same whichever way a lookup goes
+// (the per-block memos, the per-node slot arrays, the direct-mapped caches,
+// the hash tables): Slot() and AddEdge() give every (node, block) and
+// (block, successor) one id, in order of first use, also when the slot
+// arrays' limits send some pairs to the table.
+#include "analysis/profile_store.h"
+
+#include <map>
+#include <random>
+#include <utility>
+
+#include "gtest/gtest.h"
+
+namespace hwt::analysis::internal {
+namespace {
+
+// Interns `blocks` blocks spread over `functions` functions (and some of no
+// function) and `nodes` nodes.
+void Populate(ProfileStore& store, int blocks, int functions, int nodes) {
+  for (int b = 0; b < blocks; ++b) {
+    BlockKey key;
+    key.image = 0;
+    key.vaddr = 0x1000 + 16 * b;
+    key.last_vaddr = key.vaddr + 8;
+    key.ninsn = 3;
+    const auto [id, created] = store.InternBlock(key);
+    ASSERT_TRUE(created);
+    BlockRecord& record = store.blocks()[id];
+    if (b % 7 != 0) {
+      const uint64_t start = 0x1000 + 0x100 * (b % functions);
+      record.fn = {FrameKind::kFunction, 0, start, start + 0x100};
+    }
+  }
+  for (int n = 0; n < nodes; ++n) {
+    store.NewNode(kNone, FrameKey{}, NodeType::kFrame, 0);
+  }
+}
+
+void ExpectIdsInOrderOfFirstUse(SlotArrayLimits limits) {
+  constexpr int kBlocks = 300, kFunctions = 5, kNodes = 40;
+  ProfileStore store(limits);
+  Populate(store, kBlocks, kFunctions, kNodes);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> slots, edges;
+  std::mt19937 random(7);
+  for (int i = 0; i < 200000; ++i) {
+    // Mostly a node's own function's blocks, as in a profile, but any pair
+    // now and then; runs of the same pair for the memos.
+    const uint32_t node = random() % kNodes;
+    uint32_t block = random() % kBlocks;
+    if (random() % 4 != 0) {
+      block = (block / kFunctions) * kFunctions + node % kFunctions;
+    }
+    const uint32_t next = (block + 1 + random() % 2) % kBlocks;
+    for (int repeat = random() % 3; repeat >= 0; --repeat) {
+      const auto slot = slots.try_emplace({node, block}, slots.size()).first;
+      ASSERT_EQ(store.Slot(node, block), slot->second)
+          << "node " << node << " block " << block << " at " << i;
+      edges.try_emplace({block, next}, edges.size());
+      store.AddEdge(block, next, 1);
+    }
+  }
+  ASSERT_EQ(store.slots().size(), slots.size());
+  for (const auto& [pair, id] : slots) {
+    EXPECT_EQ(store.slots()[id].node, pair.first);
+    EXPECT_EQ(store.slots()[id].block, pair.second);
+  }
+  ASSERT_EQ(store.edges().size(), edges.size());
+  for (const auto& [pair, id] : edges) {
+    EXPECT_EQ(store.edges()[id].from, pair.first);
+    EXPECT_EQ(store.edges()[id].to, pair.second);
+  }
+}
+
+TEST(ProfileStoreTest, SlotsAndEdgesInOrderOfFirstUse) {
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{});
+}
+
+TEST(ProfileStoreTest, SlotArraysPastTheirLimits) {
+  // Few blocks per function in an array, and a budget that runs out midway:
+  // the pairs beyond go to the table and are found there ever after.
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{8, 500});
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{64, 0});
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{1, 1});
+}
+
+}  // namespace
+}  // namespace hwt::analysis::internal
