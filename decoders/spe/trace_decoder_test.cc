@@ -87,7 +87,7 @@ std::string EncodedSamples() {
     spec.pc = 0x400000 + 4 * i;
     spec.el = i % 3 == 0 ? 1 : 0;
     spec.op_class = i % 2;
-    spec.events = 0x6 | (uint64_t{i} << 8);
+    spec.events = 0x6 | (static_cast<uint64_t>(i) << 8);
     if (i != 4) spec.total_latency = static_cast<uint16_t>(10 * i + 1);
     spec.issue_latency = 3;
     spec.data_va = 0x10000 + 64 * i;
