@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace hwt::analysis {
 
@@ -49,6 +50,10 @@ struct FunctionId {
 
   friend bool operator==(const FunctionId&, const FunctionId&) = default;
   friend auto operator<=>(const FunctionId&, const FunctionId&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const FunctionId& f) {
+    return H::combine(std::move(h), f.kind, f.image, f.start, f.end);
+  }
 };
 
 // The key of a frame of function `fn` entered at `entry_vaddr`.

@@ -55,9 +55,8 @@ uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
                                 BlockMemo& memo) {
   if (memo.function == kNone) {
     const FunctionId& fn = blocks_[block].fn;
-    auto [it, inserted] = functions_.try_emplace(
-        std::make_tuple(fn.kind, fn.image, fn.start, fn.end),
-        static_cast<uint32_t>(functions_.size()), 0);
+    auto [it, inserted] =
+        functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()), 0);
     memo.function = it->second.first;
     memo.local = it->second.second++;
   }

@@ -8,7 +8,6 @@
 #define HWT_ANALYSIS_PROFILE_STORE_H_
 
 #include <cstdint>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -197,10 +196,8 @@ class ProfileStore {
   std::vector<NodeSlots> node_slots_;  // by node, grown on demand
   size_t node_slot_entries_ = 0;       // of every NodeSlots::slots
   bool node_slots_full_ = false;       // the budget refused a growth
-  // (kind, image, start, end) of a FunctionId -> (index, blocks numbered).
-  absl::flat_hash_map<std::tuple<FrameKind, uint32_t, uint64_t, uint64_t>,
-                      std::pair<uint32_t, uint32_t>>
-      functions_;
+  // A block's function -> (index, blocks numbered so far).
+  absl::flat_hash_map<FunctionId, std::pair<uint32_t, uint32_t>> functions_;
   std::vector<EdgeRecord> edges_;
   absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
   std::vector<PathRecord> paths_;
