@@ -28,6 +28,7 @@ std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
     case EventKind::kSync:
     case EventKind::kContext:
     case EventKind::kExceptionReturn:
+    case EventKind::kSample:  // SPE's; no PT decoder makes one
       return "";
     case EventKind::kEnabled:
       text = (e.code & kPtResumed) ? "resumed" : "enabled";
