@@ -2,7 +2,6 @@
 #include "report/html/capture_model.h"
 
 #include "absl/strings/str_format.h"
-#include "base/json_text.h"
 #include "report/listing/decode_stats.h"
 
 namespace hwt::report::html {
@@ -128,10 +127,6 @@ nlohmann::json CapturesJson(const std::vector<CaptureRow>& rows) {
     out.push_back(std::move(j));
   }
   return out;
-}
-
-std::string ModelText(const nlohmann::json& model) {
-  return JsonText(model, JsonLayout::kOneLine);
 }
 
 }  // namespace hwt::report::html

@@ -42,10 +42,6 @@ struct CaptureRow {
 CaptureRow RowOfSource(const analysis::CaptureSource& source);
 nlohmann::json CapturesJson(const std::vector<CaptureRow>& rows);
 
-// Compact JSON text of a model; bytes that are not UTF-8 become U+FFFD
-// rather than an error (names come from the input).
-std::string ModelText(const nlohmann::json& model);
-
 }  // namespace hwt::report::html
 
 #endif  // HWT_REPORT_HTML_CAPTURE_MODEL_H_

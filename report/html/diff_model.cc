@@ -2,6 +2,7 @@
 #include "report/html/diff_model.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/json_text.h"
 #include "report/html/capture_model.h"
 #include "report/html/html_page.h"
 
@@ -37,7 +38,7 @@ std::string RenderDiffReport(const DiffModelInputs& in,
                              const HtmlOptions& options) {
   const nlohmann::json model = DiffModel(in, options);
   return RenderPage(model["title"].get<std::string>() + " - hwt-report",
-                    ModelText(model));
+                    JsonText(model, JsonLayout::kOneLine));
 }
 
 }  // namespace hwt::report::html

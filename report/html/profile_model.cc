@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/json_text.h"
 #include "report/html/capture_model.h"
 #include "report/html/html_page.h"
 #include "report/listing/decode_stats.h"
@@ -291,8 +292,9 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
 
 std::string RenderProfileReport(const ProfileModelInputs& inputs,
                                 const HtmlOptions& options) {
-  return RenderPage(inputs.title + " - hwt-report",
-                    ModelText(ProfileModel(inputs, options)));
+  return RenderPage(
+      inputs.title + " - hwt-report",
+      JsonText(ProfileModel(inputs, options), JsonLayout::kOneLine));
 }
 
 }  // namespace hwt::report::html

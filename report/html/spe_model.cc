@@ -1,6 +1,7 @@
 // The model of an SPE capture's HTML report; see spe_model.h.
 #include "report/html/spe_model.h"
 
+#include "base/json_text.h"
 #include "report/html/capture_model.h"
 #include "report/html/html_page.h"
 #include "report/spe/spe_report.h"
@@ -68,7 +69,7 @@ nlohmann::json SpeModel(const SpeModelInputs& in, const HtmlOptions& options) {
 std::string RenderSpeReport(const SpeModelInputs& inputs,
                             const HtmlOptions& options) {
   return RenderPage(inputs.title + " - hwt-report",
-                    ModelText(SpeModel(inputs, options)));
+                    JsonText(SpeModel(inputs, options), JsonLayout::kOneLine));
 }
 
 }  // namespace hwt::report::html
