@@ -443,7 +443,7 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
       }
     }
   }
-  ++data_->store.blocks()[block].count;
+  // The block's own count is the sum of its slots' (CountBlocksFromSlots).
   ResolveTime(s, e);
 
   const Target target{block, e.ip, e.last_ip};
@@ -564,12 +564,9 @@ uint32_t ProfileBuilder::Impl::Intern(const RawBlockKey& raw, uint32_t region) {
   auto [id, created] = data_->store.InternBlock(key);
   it->second = id;
   if (created) {
-    const FunctionId fn = FunctionOf(key.image, key.vaddr);
-    const FunctionId last_fn = FunctionOf(key.image, key.last_vaddr);
-    BlockRecord& b = data_->store.blocks()[id];
-    b.fn = fn;
-    b.last_fn = last_fn;
-    b.region = region;
+    data_->store.SetFunctions(id, FunctionOf(key.image, key.vaddr),
+                              FunctionOf(key.image, key.last_vaddr));
+    data_->store.blocks()[id].region = region;
   } else {
     BlockRecord& b = data_->store.blocks()[id];
     b.region = std::min(b.region, region);
@@ -594,6 +591,7 @@ FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {
 }
 
 std::unique_ptr<SegmentData> ProfileBuilder::Impl::TakeData() {
+  data_->store.CountBlocksFromSlots();
   for (auto& [id, s] : streams_) {
     s.segment.pending = s.pending;
     data_->streams.push_back(s.segment);

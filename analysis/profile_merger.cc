@@ -186,8 +186,7 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     auto [id, created] = store_.InternBlock(from.key);
     internal::BlockRecord& to = store_.blocks()[id];
     if (created) {
-      to.fn = from.fn;
-      to.last_fn = from.last_fn;
+      store_.SetFunctions(id, from.fn, from.last_fn);
       to.region = from.region;
     } else {
       to.region = std::min(to.region, from.region);

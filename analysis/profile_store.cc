@@ -24,6 +24,25 @@ std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
   return {it->second, inserted};
 }
 
+uint32_t ProfileStore::FunctionNumber(const FunctionId& fn) {
+  return functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()), 0)
+      .first->second.first;
+}
+
+void ProfileStore::SetFunctions(uint32_t block, const FunctionId& fn,
+                                const FunctionId& last_fn) {
+  BlockRecord& b = blocks_[block];
+  b.fn = fn;
+  b.last_fn = last_fn;
+  memo_[block].function = FunctionNumber(fn);
+  memo_[block].last_function = FunctionNumber(last_fn);
+}
+
+void ProfileStore::CountBlocksFromSlots() {
+  for (BlockRecord& b : blocks_) b.count = 0;
+  for (const SlotRecord& s : slots_) blocks_[s.block].count += s.count;
+}
+
 uint32_t ProfileStore::NewNode(uint32_t parent, FrameKey key, NodeType type,
                                uint32_t ref) {
   NodeRecord node;
@@ -53,12 +72,14 @@ inline size_t CacheIndex(uint64_t key, int bits) {
 
 uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
                                 BlockMemo& memo) {
-  if (memo.function == kNone) {
-    const FunctionId& fn = blocks_[block].fn;
-    auto [it, inserted] =
-        functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()), 0);
-    memo.function = it->second.first;
-    memo.local = it->second.second++;
+  if (memo.local == kNone) {
+    auto& [number, numbered] =
+        functions_
+            .try_emplace(blocks_[block].fn,
+                         static_cast<uint32_t>(functions_.size()), 0)
+            .first->second;
+    memo.function = number;
+    memo.local = numbered++;
   }
   if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
   NodeSlots& table = node_slots_[node];

@@ -104,8 +104,22 @@ class ProfileStore {
   explicit ProfileStore(SlotArrayLimits limits = {});
 
   // Returns the id of the block with this key, creating an empty record
-  // (second = true) when new.
+  // (second = true) when new. Give a new block its functions with
+  // SetFunctions() before it is counted or compared.
   std::pair<uint32_t, bool> InternBlock(const BlockKey& key);
+  // Sets the functions of a block's first and last instruction.
+  void SetFunctions(uint32_t block, const FunctionId& fn,
+                    const FunctionId& last_fn);
+  // Whether `to` starts in the function `from` ends in (BlockRecord::last_fn
+  // of `from` == fn of `to`), by the blocks' function numbers: the block
+  // records themselves stay out of the CPU caches.
+  bool SameFunctionAcross(uint32_t from, uint32_t to) const {
+    return memo_[from].last_function == memo_[to].function;
+  }
+  // Sets every block's count to the sum of its slots' counts. A builder
+  // counts a block event once in its slot only (not also in the block's
+  // record, a cache miss per block), so this is each block's count.
+  void CountBlocksFromSlots();
 
   uint32_t NewNode(uint32_t parent, FrameKey key, NodeType type, uint32_t ref);
   // The frame node `key` under `parent`, created on first use.
@@ -152,9 +166,12 @@ class ProfileStore {
     uint32_t path_child = kNone;
     uint32_t edge_to[2] = {kNone, kNone};  // [0]: the most recent
     uint32_t edge[2] = {kNone, kNone};
-    // The block's function (an index into functions_) and its index among
-    // that function's blocks, for NodeSlots; kNone until Slot() needs them.
+    // The numbers (indices into functions_) of the block's functions
+    // (BlockRecord::fn and last_fn), set by SetFunctions(); and the block's
+    // index among its function's blocks, for NodeSlots, kNone until Slot()
+    // needs it.
     uint32_t function = kNone;
+    uint32_t last_function = kNone;
     uint32_t local = kNone;
   };
 
@@ -196,7 +213,10 @@ class ProfileStore {
   std::vector<NodeSlots> node_slots_;  // by node, grown on demand
   size_t node_slot_entries_ = 0;       // of every NodeSlots::slots
   bool node_slots_full_ = false;       // the budget refused a growth
-  // A block's function -> (index, blocks numbered so far).
+  // The number of a function (its index here) and how many of its blocks
+  // NodeSlot() has numbered.
+  uint32_t FunctionNumber(const FunctionId& fn);
+  // A function -> (its number, blocks of it numbered so far).
   absl::flat_hash_map<FunctionId, std::pair<uint32_t, uint32_t>> functions_;
   std::vector<EdgeRecord> edges_;
   absl::flat_hash_map<uint64_t, uint32_t> edge_index_;

@@ -55,8 +55,8 @@ void StackMachine::ApplyNear(ThreadState& t, PendingKind kind, uint64_t ra,
       Return(t, target);
       return;
     case PendingKind::kJump:
-      if (from_block != kNone && store_.blocks()[from_block].last_fn !=
-                                     store_.blocks()[target.block].fn) {
+      if (from_block != kNone &&
+          !store_.SameFunctionAcross(from_block, target.block)) {
         Jump(t, target);
       }
       return;
