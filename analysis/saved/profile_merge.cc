@@ -148,6 +148,22 @@ class ProfileAccumulator::Impl {
   SavedProfile Finish(const std::string& writer);
 
  private:
+  // The steps of Finish(), in its order: each puts one part of the result
+  // into its final numbering and order.
+  std::vector<uint32_t> FinishImages(std::vector<SavedImage>& out);
+  std::vector<uint32_t> FinishBlocks(const std::vector<uint32_t>& final_image,
+                                     std::vector<BlockStats>& out);
+  void FinishEdgesAndFunctions(const std::vector<uint32_t>& final_image,
+                               const std::vector<uint32_t>& final_block,
+                               Profile& p) const;
+  void FinishPaths(const std::vector<uint32_t>& final_block,
+                   std::vector<PathStats>& out) const;
+  std::vector<uint32_t> FinishSources(std::vector<CaptureSource>& out);
+  void FinishThreads(const std::vector<uint32_t>& final_source,
+                     const std::vector<uint32_t>& final_image,
+                     const std::vector<uint32_t>& final_block,
+                     std::vector<ThreadProfile>& out);
+
   std::vector<uint32_t> AddImages(const std::vector<SavedImage>& images) {
     std::vector<uint32_t> map;
     for (const SavedImage& image : images) {
@@ -305,11 +321,10 @@ class ProfileAccumulator::Impl {
   int format_minor_ = kProfileMinorVersion;
 };
 
-SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
-  SavedProfile out;
-  out.writer = writer;
-  out.format_minor = format_minor_;
-  // Images by identity; images nothing refers to are left out.
+// Moves the images something refers to into `out` in identity order; returns
+// each provisional image's final number (kNoImage for those left out).
+std::vector<uint32_t> ProfileAccumulator::Impl::FinishImages(
+    std::vector<SavedImage>& out) {
   const std::vector<bool> used = UsedImages();
   std::vector<uint32_t> image_order;
   for (uint32_t i = 0; i < images_.size(); ++i) {
@@ -333,9 +348,15 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
     for (auto& [vaddr, bytes] : acc.code) {
       image.code.push_back({vaddr, std::move(bytes)});
     }
-    out.images.push_back(std::move(image));
+    out.push_back(std::move(image));
   }
-  // Blocks by key.
+  return final_image;
+}
+
+// Appends the blocks to `out` in key order (with final image numbers);
+// returns each provisional block's final number.
+std::vector<uint32_t> ProfileAccumulator::Impl::FinishBlocks(
+    const std::vector<uint32_t>& final_image, std::vector<BlockStats>& out) {
   std::vector<BlockKey> final_keys;
   for (BlockKey key : keys_) {
     if (key.image != kNoImage) key.image = final_image[key.image];
@@ -353,15 +374,22 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
                               final_keys[b].end, final_keys[b].isa);
             });
   std::vector<uint32_t> final_block(blocks_.size());
-  Profile& p = out.profile;
   for (uint32_t i = 0; i < block_order.size(); ++i) {
     final_block[block_order[i]] = i;
     BlockStats b = blocks_[block_order[i]];
     b.image = final_keys[block_order[i]].image;
     b.function = MapFunction(b.function, final_image);
     b.last_function = MapFunction(b.last_function, final_image);
-    p.blocks.push_back(b);
+    out.push_back(b);
   }
+  return final_block;
+}
+
+// Block edges, function statistics and call edges with final numbers, each
+// sorted by what it is about.
+void ProfileAccumulator::Impl::FinishEdgesAndFunctions(
+    const std::vector<uint32_t>& final_image,
+    const std::vector<uint32_t>& final_block, Profile& p) const {
   for (const auto& [key, count] : edges_) {
     p.edges.push_back({final_block[key.first], final_block[key.second], count});
   }
@@ -387,24 +415,30 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
               return std::tie(a.caller, a.callee) <
                      std::tie(b.caller, b.callee);
             });
+}
+
+void ProfileAccumulator::Impl::FinishPaths(
+    const std::vector<uint32_t>& final_block,
+    std::vector<PathStats>& out) const {
   for (const auto& [blocks, counts] : paths_) {
     PathStats path;
     for (uint32_t b : blocks) path.blocks.push_back(final_block[b]);
     path.count = counts.first;
     path.insns = counts.second;
-    p.paths.push_back(std::move(path));
+    out.push_back(std::move(path));
   }
   // The derived order: by weight, as the analysis ranks them.
-  std::sort(p.paths.begin(), p.paths.end(),
-            [](const PathStats& a, const PathStats& b) {
-              if (a.weight() != b.weight()) return a.weight() > b.weight();
-              if (a.count != b.count) return a.count > b.count;
-              return a.blocks < b.blocks;
-            });
-  p.stats = stats_;
-  p.has_time = has_time_;
-  p.merged = merged_.Finish(final_image, final_block);
-  // Captures by SourceLess; threads by (capture, stream, context).
+  std::sort(out.begin(), out.end(), [](const PathStats& a, const PathStats& b) {
+    if (a.weight() != b.weight()) return a.weight() > b.weight();
+    if (a.count != b.count) return a.count > b.count;
+    return a.blocks < b.blocks;
+  });
+}
+
+// Moves the captures into `out` in SourceLess order; returns each
+// provisional capture's final number.
+std::vector<uint32_t> ProfileAccumulator::Impl::FinishSources(
+    std::vector<CaptureSource>& out) {
   std::vector<uint32_t> source_order(sources_.size());
   std::iota(source_order.begin(), source_order.end(), 0);
   std::stable_sort(source_order.begin(), source_order.end(),
@@ -414,21 +448,45 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   std::vector<uint32_t> final_source(sources_.size());
   for (uint32_t i = 0; i < source_order.size(); ++i) {
     final_source[source_order[i]] = i;
-    out.sources.push_back(std::move(sources_[source_order[i]]));
+    out.push_back(std::move(sources_[source_order[i]]));
   }
+  return final_source;
+}
+
+// The threads by (capture, stream, context).
+void ProfileAccumulator::Impl::FinishThreads(
+    const std::vector<uint32_t>& final_source,
+    const std::vector<uint32_t>& final_image,
+    const std::vector<uint32_t>& final_block, std::vector<ThreadProfile>& out) {
   for (ThreadAcc& t : threads_) {
     ThreadProfile thread;
     thread.capture = final_source.empty() ? 0 : final_source[t.source];
     thread.stream = t.stream;
     thread.context = t.context;
     thread.tree = t.tree.Finish(final_image, final_block);
-    p.threads.push_back(std::move(thread));
+    out.push_back(std::move(thread));
   }
-  std::sort(p.threads.begin(), p.threads.end(),
+  std::sort(out.begin(), out.end(),
             [](const ThreadProfile& a, const ThreadProfile& b) {
               return std::tie(a.capture, a.stream, a.context) <
                      std::tie(b.capture, b.stream, b.context);
             });
+}
+
+SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
+  SavedProfile out;
+  out.writer = writer;
+  out.format_minor = format_minor_;
+  const std::vector<uint32_t> final_image = FinishImages(out.images);
+  Profile& p = out.profile;
+  const std::vector<uint32_t> final_block = FinishBlocks(final_image, p.blocks);
+  FinishEdgesAndFunctions(final_image, final_block, p);
+  FinishPaths(final_block, p.paths);
+  p.stats = stats_;
+  p.has_time = has_time_;
+  p.merged = merged_.Finish(final_image, final_block);
+  const std::vector<uint32_t> final_source = FinishSources(out.sources);
+  FinishThreads(final_source, final_image, final_block, p.threads);
   return out;
 }
 

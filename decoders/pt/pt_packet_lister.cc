@@ -234,33 +234,12 @@ std::string JoinFlags(const char* a, const char* b) {
   return std::string(a) + b;
 }
 
-// Fills `c` for `packet`; tracks the last IP for --lastip.
-void Describe(const pt_packet& packet, const pt_config& config,
-              const PtdumpOptions& options, Tracking* tracking, Columns* c) {
-  LastIp* last_ip = &tracking->last_ip;
+// Packets that frame the trace (PSB+, padding, overflow, stop) and those
+// libipt could not decode. PSB+ and OVF also move the time calibration.
+void DescribeControlPacket(const pt_packet& packet, const pt_config& config,
+                           const PtdumpOptions& options, Tracking* tracking,
+                           Columns* c) {
   const bool track_time = options.time || options.tcal;
-  auto ip_packet = [&](const char* name) {
-    c->opcode = name;
-    c->payload = IpPayload(packet.payload.ip);
-    if (options.lastip) {
-      last_ip->Update(packet.payload.ip);
-      c->tracking_id = "ip";
-      if (!last_ip->have_ip) {
-        c->tracking = "<unavailable>";
-      } else if (last_ip->suppressed) {
-        c->tracking = "<suppressed>";
-      } else {
-        c->tracking = absl::StrFormat("%016x", last_ip->ip);
-      }
-    }
-  };
-  // tsc, cbr, tma, mtc: time tracking, hidden by --no-timing.
-  auto timing = [&](const char* opcode, std::string payload) {
-    c->opcode = opcode;
-    c->payload = std::move(payload);
-    if (track_time) TrackTime(packet, config, options, tracking, c);
-    c->skip = options.no_timing;
-  };
   switch (packet.type) {
     case ppt_unknown:
       c->opcode = "<unknown>";
@@ -297,71 +276,55 @@ void Describe(const pt_packet& packet, const pt_config& config,
     case ppt_stop:
       c->opcode = "stop";
       return;
-    case ppt_fup:
-      ip_packet("fup");
+    default:
       return;
-    case ppt_tip:
-      ip_packet("tip");
-      return;
-    case ppt_tip_pge:
-      ip_packet("tip.pge");
-      return;
-    case ppt_tip_pgd:
-      ip_packet("tip.pgd");
-      return;
-    case ppt_pip:
-      c->opcode = "pip";
-      c->payload = absl::StrFormat("%x%s", packet.payload.pip.cr3,
-                                   packet.payload.pip.nr ? ", nr" : "");
-      c->tracking_id = "cr3";
-      c->tracking = absl::StrFormat("%016x", packet.payload.pip.cr3);
-      return;
-    case ppt_vmcs:
-      c->opcode = "vmcs";
-      c->payload = absl::StrFormat("%x", packet.payload.vmcs.base);
-      c->tracking_id = "vmcs";
-      c->tracking = absl::StrFormat("%016x", packet.payload.vmcs.base);
-      return;
-    case ppt_tnt_8:
-      c->opcode = "tnt.8";
-      c->payload = TntPayload(packet.payload.tnt);
-      return;
-    case ppt_tnt_64:
-      c->opcode = "tnt.64";
-      c->payload = TntPayload(packet.payload.tnt);
-      return;
-    case ppt_mode:
-      if (packet.payload.mode.leaf == pt_mol_exec) {
-        const pt_packet_mode_exec& exec = packet.payload.mode.bits.exec;
-        c->opcode = "mode.exec";
-        c->payload = JoinFlags(exec.csd ? "cs.d" : "", exec.csl ? "cs.l" : "");
-        if (options.exec_mode) {
-          c->tracking_id = "em";
-          c->tracking = ExecModeName(exec);
-        }
-      } else if (packet.payload.mode.leaf == pt_mol_tsx) {
-        const pt_packet_mode_tsx& tsx = packet.payload.mode.bits.tsx;
-        c->opcode = "mode.tsx";
-        c->payload = JoinFlags(tsx.intx ? "intx" : "", tsx.abrt ? "abrt" : "");
-      } else {
-        c->opcode = "mode";
-        c->payload = absl::StrFormat(
-            "leaf: %x", static_cast<int>(packet.payload.mode.leaf));
-      }
-      return;
+  }
+}
+
+// FUP, TIP, TIP.PGE, TIP.PGD: the IP payload and, for --lastip, the IP
+// the packets give so far.
+void DescribeIpPacket(const char* opcode, const pt_packet_ip& ip,
+                      const PtdumpOptions& options, LastIp* last_ip,
+                      Columns* c) {
+  c->opcode = opcode;
+  c->payload = IpPayload(ip);
+  if (options.lastip) {
+    last_ip->Update(ip);
+    c->tracking_id = "ip";
+    if (!last_ip->have_ip) {
+      c->tracking = "<unavailable>";
+    } else if (last_ip->suppressed) {
+      c->tracking = "<suppressed>";
+    } else {
+      c->tracking = absl::StrFormat("%016x", last_ip->ip);
+    }
+  }
+}
+
+// TSC, CBR, TMA, MTC, CYC: time tracking, hidden by --no-timing (CYC by
+// --no-cyc too, which also leaves it out of the tracking).
+void DescribeTimingPacket(const pt_packet& packet, const pt_config& config,
+                          const PtdumpOptions& options, Tracking* tracking,
+                          Columns* c) {
+  const bool track_time = options.time || options.tcal;
+  switch (packet.type) {
     case ppt_tsc:
-      timing("tsc", absl::StrFormat("%x", packet.payload.tsc.tsc));
-      return;
+      c->opcode = "tsc";
+      c->payload = absl::StrFormat("%x", packet.payload.tsc.tsc);
+      break;
     case ppt_cbr:
-      timing("cbr", absl::StrFormat("%x", packet.payload.cbr.ratio));
-      return;
+      c->opcode = "cbr";
+      c->payload = absl::StrFormat("%x", packet.payload.cbr.ratio);
+      break;
     case ppt_tma:
-      timing("tma", absl::StrFormat("%x, %x", packet.payload.tma.ctc,
-                                    packet.payload.tma.fc));
-      return;
+      c->opcode = "tma";
+      c->payload = absl::StrFormat("%x, %x", packet.payload.tma.ctc,
+                                   packet.payload.tma.fc);
+      break;
     case ppt_mtc:
-      timing("mtc", absl::StrFormat("%x", packet.payload.mtc.ctc));
-      return;
+      c->opcode = "mtc";
+      c->payload = absl::StrFormat("%x", packet.payload.mtc.ctc);
+      break;
     case ppt_cyc:
       c->opcode = "cyc";
       c->payload = absl::StrFormat("%x", packet.payload.cyc.value);
@@ -370,10 +333,36 @@ void Describe(const pt_packet& packet, const pt_config& config,
       }
       c->skip = options.no_timing || options.no_cyc;
       return;
-    case ppt_mnt:
-      c->opcode = "mnt";
-      c->payload = absl::StrFormat("%x", packet.payload.mnt.payload);
+    default:
       return;
+  }
+  if (track_time) TrackTime(packet, config, options, tracking, c);
+  c->skip = options.no_timing;
+}
+
+void DescribeModePacket(const pt_packet_mode& mode,
+                        const PtdumpOptions& options, Columns* c) {
+  if (mode.leaf == pt_mol_exec) {
+    const pt_packet_mode_exec& exec = mode.bits.exec;
+    c->opcode = "mode.exec";
+    c->payload = JoinFlags(exec.csd ? "cs.d" : "", exec.csl ? "cs.l" : "");
+    if (options.exec_mode) {
+      c->tracking_id = "em";
+      c->tracking = ExecModeName(exec);
+    }
+  } else if (mode.leaf == pt_mol_tsx) {
+    const pt_packet_mode_tsx& tsx = mode.bits.tsx;
+    c->opcode = "mode.tsx";
+    c->payload = JoinFlags(tsx.intx ? "intx" : "", tsx.abrt ? "abrt" : "");
+  } else {
+    c->opcode = "mode";
+    c->payload = absl::StrFormat("leaf: %x", static_cast<int>(mode.leaf));
+  }
+}
+
+// EXSTOP, MWAIT, PWRE, PWRX.
+void DescribePowerPacket(const pt_packet& packet, Columns* c) {
+  switch (packet.type) {
     case ppt_exstop:
       c->opcode = "exstop";
       c->payload = packet.payload.exstop.ip ? "ip" : "";
@@ -402,11 +391,105 @@ void Describe(const pt_packet& packet, const pt_config& config,
                                    (pwrx.deepest + 1) & 0xf);
       return;
     }
+    default:
+      return;
+  }
+}
+
+// The packets with a plain payload: PIP and VMCS (which ptdump also tracks),
+// TNT, MNT and PTW.
+void DescribePayloadPacket(const pt_packet& packet, Columns* c) {
+  switch (packet.type) {
+    case ppt_pip:
+      c->opcode = "pip";
+      c->payload = absl::StrFormat("%x%s", packet.payload.pip.cr3,
+                                   packet.payload.pip.nr ? ", nr" : "");
+      c->tracking_id = "cr3";
+      c->tracking = absl::StrFormat("%016x", packet.payload.pip.cr3);
+      return;
+    case ppt_vmcs:
+      c->opcode = "vmcs";
+      c->payload = absl::StrFormat("%x", packet.payload.vmcs.base);
+      c->tracking_id = "vmcs";
+      c->tracking = absl::StrFormat("%016x", packet.payload.vmcs.base);
+      return;
+    case ppt_tnt_8:
+      c->opcode = "tnt.8";
+      c->payload = TntPayload(packet.payload.tnt);
+      return;
+    case ppt_tnt_64:
+      c->opcode = "tnt.64";
+      c->payload = TntPayload(packet.payload.tnt);
+      return;
+    case ppt_mnt:
+      c->opcode = "mnt";
+      c->payload = absl::StrFormat("%x", packet.payload.mnt.payload);
+      return;
     case ppt_ptw:
       c->opcode = "ptw";
       c->payload = absl::StrFormat("%x: %x%s", packet.payload.ptw.plc,
                                    packet.payload.ptw.payload,
                                    packet.payload.ptw.ip ? ", ip" : "");
+      return;
+    default:
+      return;
+  }
+}
+
+// Fills `c` for `packet`; tracks the last IP for --lastip. Names every
+// packet type (-Wswitch tells of new ones) and hands it to its family's
+// helper.
+void Describe(const pt_packet& packet, const pt_config& config,
+              const PtdumpOptions& options, Tracking* tracking, Columns* c) {
+  switch (packet.type) {
+    case ppt_unknown:
+    case ppt_invalid:
+    case ppt_psb:
+    case ppt_psbend:
+    case ppt_pad:
+    case ppt_ovf:
+    case ppt_stop:
+      DescribeControlPacket(packet, config, options, tracking, c);
+      return;
+    case ppt_fup:
+      DescribeIpPacket("fup", packet.payload.ip, options, &tracking->last_ip,
+                       c);
+      return;
+    case ppt_tip:
+      DescribeIpPacket("tip", packet.payload.ip, options, &tracking->last_ip,
+                       c);
+      return;
+    case ppt_tip_pge:
+      DescribeIpPacket("tip.pge", packet.payload.ip, options,
+                       &tracking->last_ip, c);
+      return;
+    case ppt_tip_pgd:
+      DescribeIpPacket("tip.pgd", packet.payload.ip, options,
+                       &tracking->last_ip, c);
+      return;
+    case ppt_tsc:
+    case ppt_cbr:
+    case ppt_tma:
+    case ppt_mtc:
+    case ppt_cyc:
+      DescribeTimingPacket(packet, config, options, tracking, c);
+      return;
+    case ppt_mode:
+      DescribeModePacket(packet.payload.mode, options, c);
+      return;
+    case ppt_exstop:
+    case ppt_mwait:
+    case ppt_pwre:
+    case ppt_pwrx:
+      DescribePowerPacket(packet, c);
+      return;
+    case ppt_pip:
+    case ppt_vmcs:
+    case ppt_tnt_8:
+    case ppt_tnt_64:
+    case ppt_mnt:
+    case ppt_ptw:
+      DescribePayloadPacket(packet, c);
       return;
   }
   c->opcode = absl::StrFormat("<type %d>", static_cast<int>(packet.type));

@@ -13,13 +13,62 @@ std::string Ip(const char* label, uint64_t ip) {
   return absl::StrFormat(", %s: %016x", label, ip);
 }
 
-}  // namespace
-
-std::string PtxedInsnLine(uint64_t address, bool speculative) {
-  return absl::StrFormat("%s%016x", speculative ? "? " : "", address);
+// The text of a kBackend event's line (between the brackets); "" when ptxed
+// prints nothing for it.
+std::string BackendEventText(const Event& e, const PtxedFormatOptions& options,
+                             bool show_ip) {
+  std::string text;
+  switch (BackendType(e.code)) {
+    case PtBackendEvent::kTsx:
+      text = (e.value & 2)   ? "aborted"
+             : (e.value & 1) ? "begin transaction"
+                             : "committed";
+      if (show_ip) text += Ip("ip", e.ip);
+      break;
+    case PtBackendEvent::kStop:
+      text = "stopped";
+      break;
+    case PtBackendEvent::kVmcs:
+      text = absl::StrFormat("vmcs, base: %016x", e.value);
+      if ((e.code & kPtAsync) && options.event_ip) text += Ip("ip", e.ip);
+      break;
+    case PtBackendEvent::kExstop:
+      text = "exstop";
+      if (show_ip) text += Ip("ip", e.ip);
+      break;
+    case PtBackendEvent::kMwait:
+      text =
+          absl::StrFormat("mwait %x %x", e.value & 0xffffffff, e.value >> 32);
+      if (show_ip) text += Ip("ip", e.ip);
+      break;
+    case PtBackendEvent::kPwre:
+      text = absl::StrFormat("pwre c%u.%u%s", ((e.value & 0xff) + 1) & 0xf,
+                             (((e.value >> 8) & 0xff) + 1) & 0xf,
+                             (e.value & (1u << 16)) ? " hw" : "");
+      break;
+    case PtBackendEvent::kPwrx:
+      text = absl::StrFormat(
+          "pwrx %s%s%sc%u (c%u)", (e.value & (1u << 16)) ? "int: " : "",
+          (e.value & (1u << 17)) ? "st: " : "",
+          (e.value & (1u << 18)) ? "hw: " : "", ((e.value & 0xff) + 1) & 0xf,
+          (((e.value >> 8) & 0xff) + 1) & 0xf);
+      break;
+    case PtBackendEvent::kPtwrite:
+      text = absl::StrFormat("ptwrite: %x", e.value);
+      if (show_ip) text += Ip("ip", e.ip);
+      break;
+    case PtBackendEvent::kMnt:
+      text = absl::StrFormat("mnt: %x", e.value);
+      break;
+    default:
+      break;
+  }
+  return text;
 }
 
-std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
+// The text of an event's line (between the brackets) for the events
+// PtxedEventLine does not print whole; "" when ptxed prints nothing for it.
+std::string EventText(const Event& e, const PtxedFormatOptions& options) {
   const bool suppressed = (e.code & kPtIpSuppressed) != 0;
   const bool show_ip = options.event_ip && !suppressed;
   std::string text;
@@ -29,13 +78,12 @@ std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
     case EventKind::kContext:
     case EventKind::kExceptionReturn:
     case EventKind::kSample:  // SPE's; no PT decoder makes one
-      return "";
+      break;
     case EventKind::kEnabled:
       text = (e.code & kPtResumed) ? "resumed" : "enabled";
       if (options.event_ip) text += Ip("ip", e.ip);
       break;
     case EventKind::kDisabled:
-      if (e.code & kPtEndOfTrace) return "[end of trace]";
       text = "disabled";
       if (e.code & kPtAsync) {
         if (options.event_ip) {
@@ -59,19 +107,10 @@ std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
       if ((e.code & kPtAsync) && options.event_ip) text += Ip("ip", e.ip);
       break;
     case EventKind::kGap:
-      switch (e.reason) {
-        case GapReason::kOverflow:
-          text = "overflow";
-          if (show_ip) text += Ip("ip", e.ip);
-          break;
-        case GapReason::kDecodeError:
-        case GapReason::kMissingImage:
-          return absl::StrFormat(
-              "[%x, %x: error: %s]", e.offset, e.ip,
-              pt_errstr(pt_errcode(static_cast<int32_t>(e.code))));
-        default:
-          return "";
-      }
+      // Of the other gaps ptxed prints only errors, as whole lines.
+      if (e.reason != GapReason::kOverflow) break;
+      text = "overflow";
+      if (show_ip) text += Ip("ip", e.ip);
       break;
     case EventKind::kExecMode: {
       const char* mode = e.isa == Isa::kX86_64   ? "64-bit"
@@ -83,7 +122,7 @@ std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
       break;
     }
     case EventKind::kTimestamp:
-      if (!(e.code & kPtTick)) return "";
+      if (!(e.code & kPtTick)) break;
       text = "tick";
       if (show_ip) text += Ip("ip", e.ip);
       break;
@@ -91,55 +130,30 @@ std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
       text = absl::StrFormat("cbr: %x", e.value);
       break;
     case EventKind::kBackend:
-      switch (BackendType(e.code)) {
-        case PtBackendEvent::kTsx:
-          text = (e.value & 2)   ? "aborted"
-                 : (e.value & 1) ? "begin transaction"
-                                 : "committed";
-          if (show_ip) text += Ip("ip", e.ip);
-          break;
-        case PtBackendEvent::kStop:
-          text = "stopped";
-          break;
-        case PtBackendEvent::kVmcs:
-          text = absl::StrFormat("vmcs, base: %016x", e.value);
-          if ((e.code & kPtAsync) && options.event_ip) text += Ip("ip", e.ip);
-          break;
-        case PtBackendEvent::kExstop:
-          text = "exstop";
-          if (show_ip) text += Ip("ip", e.ip);
-          break;
-        case PtBackendEvent::kMwait:
-          text = absl::StrFormat("mwait %x %x", e.value & 0xffffffff,
-                                 e.value >> 32);
-          if (show_ip) text += Ip("ip", e.ip);
-          break;
-        case PtBackendEvent::kPwre:
-          text = absl::StrFormat("pwre c%u.%u%s", ((e.value & 0xff) + 1) & 0xf,
-                                 (((e.value >> 8) & 0xff) + 1) & 0xf,
-                                 (e.value & (1u << 16)) ? " hw" : "");
-          break;
-        case PtBackendEvent::kPwrx:
-          text = absl::StrFormat("pwrx %s%s%sc%u (c%u)",
-                                 (e.value & (1u << 16)) ? "int: " : "",
-                                 (e.value & (1u << 17)) ? "st: " : "",
-                                 (e.value & (1u << 18)) ? "hw: " : "",
-                                 ((e.value & 0xff) + 1) & 0xf,
-                                 (((e.value >> 8) & 0xff) + 1) & 0xf);
-          break;
-        case PtBackendEvent::kPtwrite:
-          text = absl::StrFormat("ptwrite: %x", e.value);
-          if (show_ip) text += Ip("ip", e.ip);
-          break;
-        case PtBackendEvent::kMnt:
-          text = absl::StrFormat("mnt: %x", e.value);
-          break;
-        default:
-          return "";
-      }
+      text = BackendEventText(e, options, show_ip);
       break;
   }
-  if (e.code & kPtStatusUpdate) return "";
+  return text;
+}
+
+}  // namespace
+
+std::string PtxedInsnLine(uint64_t address, bool speculative) {
+  return absl::StrFormat("%s%016x", speculative ? "? " : "", address);
+}
+
+std::string PtxedEventLine(const Event& e, const PtxedFormatOptions& options) {
+  // The lines ptxed prints whole, without a time and for status updates too.
+  if (e.kind == EventKind::kDisabled && (e.code & kPtEndOfTrace)) {
+    return "[end of trace]";
+  }
+  if (e.kind == EventKind::kGap && (e.reason == GapReason::kDecodeError ||
+                                    e.reason == GapReason::kMissingImage)) {
+    return absl::StrFormat("[%x, %x: error: %s]", e.offset, e.ip,
+                           pt_errstr(pt_errcode(static_cast<int32_t>(e.code))));
+  }
+  const std::string text = EventText(e, options);
+  if (text.empty() || (e.code & kPtStatusUpdate)) return "";
   std::string time;
   if (options.event_time && (e.code & kPtHasTsc)) {
     time = absl::StrFormat("%016x  ", e.time);

@@ -266,155 +266,209 @@ void PtSegmentDecoder::EmitBlock(pt_block_decoder* decoder,
   out_->AddBlock(event);
 }
 
-void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
-  if (ev.has_tsc) has_time_ = true;
-  Event event;
-  event.offset = offset;
-  event.time = ev.has_tsc ? ev.tsc : 0;
+namespace {
+
+// The kPt* flags every PT event carries in Event::code.
+uint32_t PtEventFlags(const pt_event& ev) {
   uint32_t flags = 0;
   if (ev.has_tsc) flags |= kPtHasTsc;
   if (ev.status_update) flags |= kPtStatusUpdate;
   if (ev.ip_suppressed) flags |= kPtIpSuppressed;
-  auto ip_unless_suppressed = [&](uint64_t ip) {
-    return ev.ip_suppressed ? 0 : ip;
-  };
-  auto backend = [&](PtBackendEvent type, uint64_t value, uint64_t ip) {
-    event.kind = EventKind::kBackend;
-    event.code = static_cast<uint32_t>(type) | flags;
-    event.value = value;
-    event.ip = ip;
-  };
+  return flags;
+}
+
+uint64_t IpUnlessSuppressed(const pt_event& ev, uint64_t ip) {
+  return ev.ip_suppressed ? 0 : ip;
+}
+
+void SetBackendEvent(Event& event, PtBackendEvent type, uint32_t flags,
+                     uint64_t value, uint64_t ip) {
+  event.kind = EventKind::kBackend;
+  event.code = static_cast<uint32_t>(type) | flags;
+  event.value = value;
+  event.ip = ip;
+}
+
+// Enables, disables, asynchronous branches, paging and execution-mode
+// changes: the events that change where or how the flow runs. False for any
+// other event type.
+bool MapFlowEvent(const pt_event& ev, uint32_t flags, Event& event) {
   switch (ev.type) {
     case ptev_enabled:
       event.kind = EventKind::kEnabled;
       event.ip = ev.variant.enabled.ip;
       event.code = flags | (ev.variant.enabled.resumed ? kPtResumed : 0);
-      break;
+      return true;
     case ptev_disabled:
       event.kind = EventKind::kDisabled;
-      event.ip = ip_unless_suppressed(ev.variant.disabled.ip);
+      event.ip = IpUnlessSuppressed(ev, ev.variant.disabled.ip);
       event.code = flags;
-      break;
+      return true;
     case ptev_async_disabled:
       // `at` is always known; kPtIpSuppressed refers to the destination.
       event.kind = EventKind::kDisabled;
       event.ip = ev.variant.async_disabled.at;
-      event.value = ip_unless_suppressed(ev.variant.async_disabled.ip);
+      event.value = IpUnlessSuppressed(ev, ev.variant.async_disabled.ip);
       event.code = flags | kPtAsync | kDisabledInterrupted;
-      break;
+      return true;
     case ptev_async_branch:
       event.kind = EventKind::kException;
       event.ip = ev.variant.async_branch.from;
-      event.next_ip = ip_unless_suppressed(ev.variant.async_branch.to);
+      event.next_ip = IpUnlessSuppressed(ev, ev.variant.async_branch.to);
       event.code = flags;
-      break;
+      return true;
     case ptev_paging:
       event.kind = EventKind::kPaging;
       event.value = ev.variant.paging.cr3;
       event.code = flags | (ev.variant.paging.non_root ? kPtNonRoot : 0);
-      break;
+      return true;
     case ptev_async_paging:
       event.kind = EventKind::kPaging;
       event.value = ev.variant.async_paging.cr3;
       event.ip = ev.variant.async_paging.ip;
       event.code = flags | kPtAsync |
                    (ev.variant.async_paging.non_root ? kPtNonRoot : 0);
-      break;
-    case ptev_overflow:
-      event.kind = EventKind::kGap;
-      event.reason = GapReason::kOverflow;
-      event.ip = ip_unless_suppressed(ev.variant.overflow.ip);
-      event.code = flags;
-      {
-        DecodeErrorInfo error;
-        error.offset = offset;
-        error.reason = GapReason::kOverflow;
-        error.ip = event.ip;
-        error.message = absl::StrFormat(
-            "trace overflow at offset 0x%x: the CPU dropped trace; %s", offset,
-            event.ip != 0 ? absl::StrFormat("tracing resumes at 0x%x", event.ip)
-                          : std::string("tracing resumes later"));
-        AddGap(event, std::move(error));
-      }
-      return;
+      return true;
     case ptev_exec_mode:
       event.kind = EventKind::kExecMode;
       event.isa = IsaOf(ev.variant.exec_mode.mode);
-      event.ip = ip_unless_suppressed(ev.variant.exec_mode.ip);
+      event.ip = IpUnlessSuppressed(ev, ev.variant.exec_mode.ip);
       event.code = flags;
-      break;
-    case ptev_tsx:
-      backend(PtBackendEvent::kTsx,
-              (ev.variant.tsx.speculative ? 1 : 0) |
-                  (ev.variant.tsx.aborted ? 2 : 0),
-              ip_unless_suppressed(ev.variant.tsx.ip));
-      break;
-    case ptev_stop:
-      backend(PtBackendEvent::kStop, 0, 0);
-      break;
-    case ptev_vmcs:
-      backend(PtBackendEvent::kVmcs, ev.variant.vmcs.base, 0);
-      break;
-    case ptev_async_vmcs:
-      backend(PtBackendEvent::kVmcs, ev.variant.async_vmcs.base,
-              ev.variant.async_vmcs.ip);
-      event.code |= kPtAsync;
-      break;
-    case ptev_exstop:
-      backend(PtBackendEvent::kExstop, 0,
-              ip_unless_suppressed(ev.variant.exstop.ip));
-      break;
-    case ptev_mwait:
-      backend(PtBackendEvent::kMwait,
-              ev.variant.mwait.hints |
-                  (static_cast<uint64_t>(ev.variant.mwait.ext) << 32),
-              ip_unless_suppressed(ev.variant.mwait.ip));
-      break;
-    case ptev_pwre:
-      backend(PtBackendEvent::kPwre,
-              ev.variant.pwre.state | (ev.variant.pwre.sub_state << 8) |
-                  (ev.variant.pwre.hw ? 1u << 16 : 0),
-              0);
-      break;
-    case ptev_pwrx:
-      backend(PtBackendEvent::kPwrx,
-              ev.variant.pwrx.last | (ev.variant.pwrx.deepest << 8) |
-                  (ev.variant.pwrx.interrupt ? 1u << 16 : 0) |
-                  (ev.variant.pwrx.store ? 1u << 17 : 0) |
-                  (ev.variant.pwrx.autonomous ? 1u << 18 : 0),
-              0);
-      break;
-    case ptev_ptwrite:
-      backend(PtBackendEvent::kPtwrite, ev.variant.ptwrite.payload,
-              ip_unless_suppressed(ev.variant.ptwrite.ip));
-      break;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Timing packets that became events (a TSC tick, a core:bus ratio). False for
+// any other event type.
+bool MapTimingEvent(const pt_event& ev, uint32_t flags, Event& event) {
+  switch (ev.type) {
     case ptev_tick:
       event.kind = EventKind::kTimestamp;
       event.value = ev.tsc;
-      event.ip = ip_unless_suppressed(ev.variant.tick.ip);
+      event.ip = IpUnlessSuppressed(ev, ev.variant.tick.ip);
       event.code = flags | kPtTick;
-      break;
+      return true;
     case ptev_cbr:
       event.kind = EventKind::kCoreBusRatio;
       event.value = ev.variant.cbr.ratio;
       event.code = flags;
-      break;
-    case ptev_mnt:
-      backend(PtBackendEvent::kMnt, ev.variant.mnt.payload, 0);
-      break;
+      return true;
     default:
-      return;  // a newer libipt's event: nothing to map it to
+      return false;
   }
-  if (leading_) {
-    // A segment leaves out the PSB+ status events that do not bind to an
-    // instruction until its first other event (pt_seam.h), and an enable
-    // among them: whether it resumes where tracing stopped depends on the
-    // trace before the segment, which the previous segment's decoder
-    // reports instead.
-    if (IsLeadingStatusEvent(event)) return;
-    if (event.kind == EventKind::kEnabled) return;
-    leading_ = false;
+}
+
+// The events with no generic EventKind: kBackend with a PtBackendEvent type
+// (pt_events.h gives each one's value and ip). False for any other event type.
+bool MapBackendEvent(const pt_event& ev, uint32_t flags, Event& event) {
+  switch (ev.type) {
+    case ptev_tsx:
+      SetBackendEvent(event, PtBackendEvent::kTsx, flags,
+                      (ev.variant.tsx.speculative ? 1 : 0) |
+                          (ev.variant.tsx.aborted ? 2 : 0),
+                      IpUnlessSuppressed(ev, ev.variant.tsx.ip));
+      return true;
+    case ptev_stop:
+      SetBackendEvent(event, PtBackendEvent::kStop, flags, 0, 0);
+      return true;
+    case ptev_vmcs:
+      SetBackendEvent(event, PtBackendEvent::kVmcs, flags, ev.variant.vmcs.base,
+                      0);
+      return true;
+    case ptev_async_vmcs:
+      SetBackendEvent(event, PtBackendEvent::kVmcs, flags,
+                      ev.variant.async_vmcs.base, ev.variant.async_vmcs.ip);
+      event.code |= kPtAsync;
+      return true;
+    case ptev_exstop:
+      SetBackendEvent(event, PtBackendEvent::kExstop, flags, 0,
+                      IpUnlessSuppressed(ev, ev.variant.exstop.ip));
+      return true;
+    case ptev_mwait:
+      SetBackendEvent(event, PtBackendEvent::kMwait, flags,
+                      ev.variant.mwait.hints |
+                          (static_cast<uint64_t>(ev.variant.mwait.ext) << 32),
+                      IpUnlessSuppressed(ev, ev.variant.mwait.ip));
+      return true;
+    case ptev_pwre:
+      SetBackendEvent(event, PtBackendEvent::kPwre, flags,
+                      ev.variant.pwre.state | (ev.variant.pwre.sub_state << 8) |
+                          (ev.variant.pwre.hw ? 1u << 16 : 0),
+                      0);
+      return true;
+    case ptev_pwrx:
+      SetBackendEvent(event, PtBackendEvent::kPwrx, flags,
+                      ev.variant.pwrx.last | (ev.variant.pwrx.deepest << 8) |
+                          (ev.variant.pwrx.interrupt ? 1u << 16 : 0) |
+                          (ev.variant.pwrx.store ? 1u << 17 : 0) |
+                          (ev.variant.pwrx.autonomous ? 1u << 18 : 0),
+                      0);
+      return true;
+    case ptev_ptwrite:
+      SetBackendEvent(event, PtBackendEvent::kPtwrite, flags,
+                      ev.variant.ptwrite.payload,
+                      IpUnlessSuppressed(ev, ev.variant.ptwrite.ip));
+      return true;
+    case ptev_mnt:
+      SetBackendEvent(event, PtBackendEvent::kMnt, flags,
+                      ev.variant.mnt.payload, 0);
+      return true;
+    default:
+      return false;
   }
+}
+
+}  // namespace
+
+void PtSegmentDecoder::EmitOverflow(const pt_event& ev, uint64_t offset) {
+  Event event;
+  event.offset = offset;
+  event.time = ev.has_tsc ? ev.tsc : 0;
+  event.kind = EventKind::kGap;
+  event.reason = GapReason::kOverflow;
+  event.ip = IpUnlessSuppressed(ev, ev.variant.overflow.ip);
+  event.code = PtEventFlags(ev);
+  DecodeErrorInfo error;
+  error.offset = offset;
+  error.reason = GapReason::kOverflow;
+  error.ip = event.ip;
+  error.message = absl::StrFormat(
+      "trace overflow at offset 0x%x: the CPU dropped trace; %s", offset,
+      event.ip != 0 ? absl::StrFormat("tracing resumes at 0x%x", event.ip)
+                    : std::string("tracing resumes later"));
+  AddGap(event, std::move(error));
+}
+
+bool PtSegmentDecoder::DropWhileLeading(const Event& event) {
+  // A segment leaves out the PSB+ status events that do not bind to an
+  // instruction until its first other event (pt_seam.h), and an enable
+  // among them: whether it resumes where tracing stopped depends on the
+  // trace before the segment, which the previous segment's decoder
+  // reports instead.
+  if (IsLeadingStatusEvent(event)) return true;
+  if (event.kind == EventKind::kEnabled) return true;
+  leading_ = false;
+  return false;
+}
+
+void PtSegmentDecoder::EmitEvent(const pt_event& ev, uint64_t offset) {
+  if (ev.has_tsc) has_time_ = true;
+  if (ev.type == ptev_overflow) {
+    // A gap with its error, never left out of a segment.
+    EmitOverflow(ev, offset);
+    return;
+  }
+  Event event;
+  event.offset = offset;
+  event.time = ev.has_tsc ? ev.tsc : 0;
+  const uint32_t flags = PtEventFlags(ev);
+  if (!MapFlowEvent(ev, flags, event) && !MapTimingEvent(ev, flags, event) &&
+      !MapBackendEvent(ev, flags, event)) {
+    return;  // a newer libipt's event: nothing to map it to
+  }
+  if (leading_ && DropWhileLeading(event)) return;
   out_->Add(event);
 }
 
@@ -523,103 +577,139 @@ void PtSegmentDecoder::Decode(const PtDecodeJob& job, EventSink* sink,
   prompt_from_ = ~uint64_t{0};
 }
 
-void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
-  const uint64_t base = job.base;
-  const size_t size = job.size;
-  const bool segment = job.start != 0;
-  if (!segment && job.data_lost_before) {
-    Event gap;
-    gap.kind = EventKind::kGap;
-    gap.reason = GapReason::kLostData;
-    gap.offset = base;
-    DecodeErrorInfo error;
-    error.offset = base;
-    error.reason = GapReason::kLostData;
-    error.message = absl::StrFormat(
-        "trace lost before offset 0x%x (the buffer wrapped or overflowed)",
-        base);
-    AddGap(gap, std::move(error));
+// The trace being skipped while decoding a run: from `from_` (relative to the
+// chunk) to the next sync point, reported as one gap once that is found. The
+// first one is the data before the first PSB (lost, not an error); after a
+// decode error it is the error's gap.
+class PtSegmentDecoder::SkippedTrace {
+ public:
+  SkippedTrace(PtSegmentDecoder* decoder, uint64_t base, uint64_t from)
+      : decoder_(decoder), base_(base), from_(from) {
+    gap_.kind = EventKind::kGap;
+    gap_.reason = GapReason::kNoSync;
+    gap_.offset = base + from;
   }
-  if (size == 0 || job.start >= size) return;
-  // Positions only move forward in a MemoryImage: start over for a job
-  // that begins before the previous one ended.
-  if (base + job.start < memory_position_) {
-    memory_.Rewind();
-    image_.Sync(memory_.mapped_regions());
-  }
-  AdvanceAddressSpace(base + job.start);
 
-  PtTraceBuffer buffer(job.data, size);
-  pt_config config = run_.config;
-  config.begin = buffer.begin();
-  config.end = buffer.end();
-  config_ = &config;
-  std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
-      pt_blk_alloc_decoder(&config));
-  if (!decoder) {
-    DecodeErrorInfo error;
-    error.offset = base + job.start;
-    error.bytes_lost = size - job.start;
-    error.message = "libipt could not allocate a block decoder";
-    other_bytes_lost_ += size - job.start;
-    other_errors_.push_back(std::move(error));
-    return;
-  }
-  pt_blk_set_image(decoder.get(), image_.image());
+  bool has_error() const { return error_.has_value(); }
 
-  // The loss in progress: from `lost_from` to the next sync point. The
-  // first one is the data before the first PSB.
-  uint64_t lost_from = job.start;
-  Event pending_gap;
-  pending_gap.kind = EventKind::kGap;
-  pending_gap.reason = GapReason::kNoSync;
-  pending_gap.offset = base + job.start;
-  std::optional<DecodeErrorInfo> pending_error;
-
-  auto finish_loss = [&](uint64_t until, bool more) {
-    const uint64_t lost = until > lost_from ? until - lost_from : 0;
-    if (pending_error) {
-      pending_gap.value = lost;
-      pending_error->bytes_lost = lost;
+  // Ends the loss at `until`; `more`: a PSB follows there, else the trace
+  // ends. Adds its gap, if any.
+  void Finish(uint64_t until, bool more) {
+    const uint64_t lost = until > from_ ? until - from_ : 0;
+    if (error_) {
+      gap_.value = lost;
+      error_->bytes_lost = lost;
       absl::StrAppendFormat(
-          &pending_error->message, "; %u bytes skipped to %s", lost,
-          more ? absl::StrFormat("the next PSB at offset 0x%x", base + until)
+          &error_->message, "; %u bytes skipped to %s", lost,
+          more ? absl::StrFormat("the next PSB at offset 0x%x", base_ + until)
                : std::string("the end of the trace"));
-      AddGap(pending_gap, std::move(pending_error));
-      pending_error.reset();
+      decoder_->AddGap(gap_, std::move(error_));
+      error_.reset();
     } else if (lost > 0) {
       // Before the first PSB: normal for a ring buffer, not an error.
-      pending_gap.value = lost;
-      AddGap(pending_gap, std::nullopt);
+      gap_.value = lost;
+      decoder_->AddGap(gap_, std::nullopt);
     }
-    lost_from = until;
-  };
-  auto start_error = [&](uint64_t offset, int code, uint64_t ip,
-                         bool loop = false) {
-    lost_from = offset;
-    pending_gap = Event();
-    pending_gap.kind = EventKind::kGap;
-    pending_gap.reason =
+    from_ = until;
+  }
+
+  // A decode error at `offset`, where the loss starts; `loop`: the flow
+  // looped without reading trace from the PSB at `offset`.
+  void StartError(uint64_t offset, int code, uint64_t ip, bool loop = false) {
+    from_ = offset;
+    gap_ = Event();
+    gap_.kind = EventKind::kGap;
+    gap_.reason =
         code == -pte_nomap ? GapReason::kMissingImage : GapReason::kDecodeError;
-    pending_gap.offset = base + offset;
-    pending_gap.ip = ip;
-    pending_gap.code = static_cast<uint32_t>(code);
+    gap_.offset = base_ + offset;
+    gap_.ip = ip;
+    gap_.code = static_cast<uint32_t>(code);
     DecodeErrorInfo error;
-    error.offset = base + offset;
-    error.reason = pending_gap.reason;
+    error.offset = base_ + offset;
+    error.reason = gap_.reason;
     error.ip = ip;
     error.message =
         loop ? absl::StrFormat(
                    "the flow loops at 0x%x without reading trace after the "
                    "PSB at offset 0x%x: a jump to itself or a cycle of "
                    "direct branches never ends",
-                   ip, base + offset)
+                   ip, base_ + offset)
              : absl::StrFormat("%s at 0x%x (offset 0x%x): libipt: %s",
-                               ErrorWhat(code), ip, base + offset,
+                               ErrorWhat(code), ip, base_ + offset,
                                pt_errstr(pt_errcode(code)));
-    pending_error = std::move(error);
-  };
+    error_ = std::move(error);
+  }
 
+  // Reports the error started last at `at` (relative) instead.
+  void MoveErrorTo(uint64_t at) {
+    gap_.offset = base_ + at;
+    error_->offset = base_ + at;
+  }
+
+ private:
+  PtSegmentDecoder* decoder_;
+  const uint64_t base_;
+  uint64_t from_;
+  Event gap_;
+  std::optional<DecodeErrorInfo> error_;
+};
+
+void PtSegmentDecoder::AddLostBeforeGap(uint64_t base) {
+  Event gap;
+  gap.kind = EventKind::kGap;
+  gap.reason = GapReason::kLostData;
+  gap.offset = base;
+  DecodeErrorInfo error;
+  error.offset = base;
+  error.reason = GapReason::kLostData;
+  error.message = absl::StrFormat(
+      "trace lost before offset 0x%x (the buffer wrapped or overflowed)", base);
+  AddGap(gap, std::move(error));
+}
+
+void PtSegmentDecoder::StartAddressSpaceAt(uint64_t position) {
+  // Positions only move forward in a MemoryImage: start over for a job
+  // that begins before the previous one ended.
+  if (position < memory_position_) {
+    memory_.Rewind();
+    image_.Sync(memory_.mapped_regions());
+  }
+  AdvanceAddressSpace(position);
+}
+
+void PtSegmentDecoder::AddNoDecoderError(const PtDecodeJob& job) {
+  DecodeErrorInfo error;
+  error.offset = job.base + job.start;
+  error.bytes_lost = job.size - job.start;
+  error.message = "libipt could not allocate a block decoder";
+  other_bytes_lost_ += job.size - job.start;
+  other_errors_.push_back(std::move(error));
+}
+
+void PtSegmentDecoder::DetectTiming(pt_block_decoder* decoder) {
+  if (has_time_) return;
+  // A trace with timing has a TSC in every PSB+.
+  uint64_t time = 0;
+  uint32_t lost_mtc = 0, lost_cyc = 0;
+  has_time_ =
+      pt_blk_time(decoder, &time, &lost_mtc, &lost_cyc) >= 0 && time != 0;
+}
+
+void PtSegmentDecoder::EmitSync(uint64_t offset) {
+  Event sync_event;
+  sync_event.kind = EventKind::kSync;
+  sync_event.offset = offset;
+  out_->Add(sync_event);
+  leading_ = false;
+}
+
+void PtSegmentDecoder::DecodeFromPsbs(pt_block_decoder* decoder,
+                                      const uint8_t* trace,
+                                      const PtDecodeJob& job) {
+  const uint64_t base = job.base;
+  const size_t size = job.size;
+  const bool segment = job.start != 0;
+  SkippedTrace skipped(this, base, job.start);
   uint64_t search_from = job.start;
   uint64_t last_sync = job.start;
   // A segment starts where a decoder coming from the previous one would
@@ -627,61 +717,46 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
   bool first_sync = true;
   leading_ = segment;
   for (;;) {
-    const std::optional<uint64_t> psb =
-        FindNextPsb(buffer.begin(), size, search_from);
+    const std::optional<uint64_t> psb = FindNextPsb(trace, size, search_from);
     if (!psb) {
-      finish_loss(size, false);
+      skipped.Finish(size, /*more=*/false);
       break;
     }
-    const int status = pt_blk_sync_set(decoder.get(), *psb);
+    const int status = pt_blk_sync_set(decoder, *psb);
     if (status < 0) {
       if (status == -pte_eos) {
         // The PSB+ is cut off by the end of the trace.
-        finish_loss(size, false);
+        skipped.Finish(size, /*more=*/false);
         break;
       }
-      if (!pending_error) {
+      if (!skipped.has_error()) {
         // Report where libipt stopped reading the broken PSB+.
         uint64_t at = *psb;
-        pt_blk_get_offset(decoder.get(), &at);
+        pt_blk_get_offset(decoder, &at);
         at = std::min<uint64_t>(std::max(at, *psb), size);
-        finish_loss(*psb, true);
-        start_error(*psb, status, 0);
-        pending_gap.offset = base + at;
-        pending_error->offset = base + at;
+        skipped.Finish(*psb, /*more=*/true);
+        skipped.StartError(*psb, status, 0);
+        skipped.MoveErrorTo(at);
       }
       search_from = *psb + 1;
       first_sync = false;
       continue;
     }
-    finish_loss(*psb, true);
+    skipped.Finish(*psb, /*more=*/true);
     last_sync = *psb;
-    if (!has_time_) {
-      // A trace with timing has a TSC in every PSB+.
-      uint64_t time = 0;
-      uint32_t lost_mtc = 0, lost_cyc = 0;
-      has_time_ =
-          pt_blk_time(decoder.get(), &time, &lost_mtc, &lost_cyc) >= 0 &&
-          time != 0;
-    }
-    if (!(segment && first_sync && *psb == job.start)) {
-      Event sync_event;
-      sync_event.kind = EventKind::kSync;
-      sync_event.offset = base + *psb;
-      out_->Add(sync_event);
-      leading_ = false;
-    }
+    DetectTiming(decoder);
+    if (!(segment && first_sync && *psb == job.start)) EmitSync(base + *psb);
     first_sync = false;
 
     StartFlow(base + *psb, (status & pts_ip_suppressed) != 0);
-    const Stop stop = DecodeFromSync(decoder.get(), status, base);
+    const Stop stop = DecodeFromSync(decoder, status, base);
     if (!stop.error) break;
     if (stop.offset > size) {
       // libipt read a packet running past the end (with some CPUs' errata
       // a bad TMA at the end is taken for an 8-byte packet): like a packet
       // cut off by the end, it ends the trace. Found by
       // fuzz/pt_decode_fuzzer.
-      finish_loss(size, false);
+      skipped.Finish(size, /*more=*/false);
       break;
     }
     // Report the error, then resume at the next PSB.
@@ -690,13 +765,33 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
       // it synchronises) while the flow loops without using that trace:
       // the error is the segment's, from its PSB, and decoding resumes at
       // the next PSB.
-      start_error(*psb, stop.code, stop.ip, /*loop=*/true);
+      skipped.StartError(*psb, stop.code, stop.ip, /*loop=*/true);
       search_from = *psb + 1;
       continue;
     }
-    start_error(stop.offset, stop.code, stop.ip);
+    skipped.StartError(stop.offset, stop.code, stop.ip);
     search_from = ResyncSearchStart(stop.offset, last_sync);
   }
+}
+
+void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
+  if (job.start == 0 && job.data_lost_before) AddLostBeforeGap(job.base);
+  if (job.size == 0 || job.start >= job.size) return;
+  StartAddressSpaceAt(job.base + job.start);
+
+  PtTraceBuffer buffer(job.data, job.size);
+  pt_config config = run_.config;
+  config.begin = buffer.begin();
+  config.end = buffer.end();
+  config_ = &config;
+  std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
+      pt_blk_alloc_decoder(&config));
+  if (!decoder) {
+    AddNoDecoderError(job);
+    return;
+  }
+  pt_blk_set_image(decoder.get(), image_.image());
+  DecodeFromPsbs(decoder.get(), buffer.begin(), job);
 }
 
 }  // namespace hwt::pt

@@ -95,7 +95,22 @@ class PtSegmentDecoder {
     uint64_t ip = 0;
   };
 
+  class SkippedTrace;
+
   void DecodeRun(const PtDecodeJob& job);
+  // The gap of a chunk whose data before it was lost (data_lost_before).
+  void AddLostBeforeGap(uint64_t base);
+  void AddNoDecoderError(const PtDecodeJob& job);
+  // Sets the address space to that at `position`, which may lie before the
+  // previous job's.
+  void StartAddressSpaceAt(uint64_t position);
+  // Synchronises at each PSB of the job in turn and decodes from there until
+  // the end of the trace or an error (then resumes at a later PSB).
+  void DecodeFromPsbs(pt_block_decoder* decoder, const uint8_t* trace,
+                      const PtDecodeJob& job);
+  // Sets has_time_ once a PSB+ the decoder synchronised at has a TSC.
+  void DetectTiming(pt_block_decoder* decoder);
+  void EmitSync(uint64_t offset);
   Stop DecodeFromSync(pt_block_decoder* decoder, int status, uint64_t base);
   void AdvanceAddressSpace(uint64_t position);
   // Address-space changes follow the flow, not libipt's read position:
@@ -117,6 +132,10 @@ class PtSegmentDecoder {
   void EmitBlock(pt_block_decoder* decoder, const pt_block& block,
                  uint64_t offset);
   void EmitEvent(const pt_event& event, uint64_t offset);
+  void EmitOverflow(const pt_event& event, uint64_t offset);
+  // While leading_: whether `event` is one of a segment's leading events to
+  // leave out (pt_seam.h); the first other event ends the leading stretch.
+  bool DropWhileLeading(const Event& event);
   void AddGap(const Event& gap, std::optional<DecodeErrorInfo> error);
   uint64_t ErrorIp(const pt_block& block, int code);
   uint32_t RegionNumber(int isid);

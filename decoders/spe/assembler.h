@@ -44,6 +44,9 @@ class RecordAssembler {
 
  private:
   inline void Begin(const Packet& packet, uint32_t field);
+  // OnPacket() for the packet types with an index saying which field.
+  inline void OnAddressPacket(const Packet& packet);
+  inline void OnCounterPacket(const Packet& packet);
   inline void Emit(PartialReason reason);
   void FlushBatch();
   void FlushPartial(PartialReason reason);
@@ -123,84 +126,95 @@ inline void RecordAssembler::OnPacket(const Packet& packet) {
       record_.op_payload = static_cast<uint8_t>(packet.payload);
       return;
     case PacketType::kAddress:
-      switch (packet.index) {
-        case kAddressPc: {
-          Begin(packet, kFieldPc);
-          DecodedAddress a = DecodeInstructionAddress(packet.payload);
-          record_.pc = a.address;
-          record_.pc_el = a.el;
-          record_.pc_ns = a.ns;
-          return;
-        }
-        case kAddressBranchTarget: {
-          Begin(packet, kFieldBranchTarget);
-          DecodedAddress a = DecodeInstructionAddress(packet.payload);
-          record_.branch_target = a.address;
-          record_.target_el = a.el;
-          record_.target_ns = a.ns;
-          return;
-        }
-        case kAddressDataVirtual: {
-          Begin(packet, kFieldDataVirtual);
-          DecodedAddress a = DecodeDataVirtualAddress(packet.payload);
-          record_.data_va = a.address;
-          record_.va_tag = a.tag;
-          return;
-        }
-        case kAddressDataPhysical: {
-          Begin(packet, kFieldDataPhysical);
-          DecodedAddress a = DecodeDataPhysicalAddress(packet.payload);
-          record_.data_pa = a.address;
-          record_.pa_ns = a.ns;
-          record_.pa_ch = a.ch;
-          record_.pa_pat = a.pat;
-          return;
-        }
-        case kAddressPrevBranchTarget: {
-          Begin(packet, kFieldPrevBranchTarget);
-          DecodedAddress a = DecodeInstructionAddress(packet.payload);
-          record_.prev_branch_target = a.address;
-          record_.prev_target_el = a.el;
-          record_.prev_target_ns = a.ns;
-          return;
-        }
-        default: {
-          ++stats_->unknown_index_packets;
-          uint32_t bit = uint32_t{1} << (packet.index & 31);
-          if (in_record_ && (record_.other_addresses & bit)) {
-            FlushPartial(PartialReason::kRepeatedPacket);
-          }
-          Begin(packet, 0);
-          record_.other_addresses |= bit;
-          return;
-        }
+      OnAddressPacket(packet);
+      return;
+    case PacketType::kCounter:
+      OnCounterPacket(packet);
+      return;
+  }
+}
+
+inline void RecordAssembler::OnAddressPacket(const Packet& packet) {
+  switch (packet.index) {
+    case kAddressPc: {
+      Begin(packet, kFieldPc);
+      DecodedAddress a = DecodeInstructionAddress(packet.payload);
+      record_.pc = a.address;
+      record_.pc_el = a.el;
+      record_.pc_ns = a.ns;
+      return;
+    }
+    case kAddressBranchTarget: {
+      Begin(packet, kFieldBranchTarget);
+      DecodedAddress a = DecodeInstructionAddress(packet.payload);
+      record_.branch_target = a.address;
+      record_.target_el = a.el;
+      record_.target_ns = a.ns;
+      return;
+    }
+    case kAddressDataVirtual: {
+      Begin(packet, kFieldDataVirtual);
+      DecodedAddress a = DecodeDataVirtualAddress(packet.payload);
+      record_.data_va = a.address;
+      record_.va_tag = a.tag;
+      return;
+    }
+    case kAddressDataPhysical: {
+      Begin(packet, kFieldDataPhysical);
+      DecodedAddress a = DecodeDataPhysicalAddress(packet.payload);
+      record_.data_pa = a.address;
+      record_.pa_ns = a.ns;
+      record_.pa_ch = a.ch;
+      record_.pa_pat = a.pat;
+      return;
+    }
+    case kAddressPrevBranchTarget: {
+      Begin(packet, kFieldPrevBranchTarget);
+      DecodedAddress a = DecodeInstructionAddress(packet.payload);
+      record_.prev_branch_target = a.address;
+      record_.prev_target_el = a.el;
+      record_.prev_target_ns = a.ns;
+      return;
+    }
+    default: {
+      // An index without a field: only which ones the record had is kept.
+      ++stats_->unknown_index_packets;
+      uint32_t bit = uint32_t{1} << (packet.index & 31);
+      if (in_record_ && (record_.other_addresses & bit)) {
+        FlushPartial(PartialReason::kRepeatedPacket);
       }
-    case PacketType::kCounter: {
-      uint16_t value = static_cast<uint16_t>(packet.payload);
-      switch (packet.index) {
-        case kCounterTotalLatency:
-          Begin(packet, kFieldTotalLatency);
-          record_.total_latency = value;
-          return;
-        case kCounterIssueLatency:
-          Begin(packet, kFieldIssueLatency);
-          record_.issue_latency = value;
-          return;
-        case kCounterTranslationLatency:
-          Begin(packet, kFieldTranslationLatency);
-          record_.translation_latency = value;
-          return;
-        default: {
-          ++stats_->unknown_index_packets;
-          uint32_t bit = uint32_t{1} << (packet.index & 31);
-          if (in_record_ && (record_.other_counters & bit)) {
-            FlushPartial(PartialReason::kRepeatedPacket);
-          }
-          Begin(packet, 0);
-          record_.other_counters |= bit;
-          return;
-        }
+      Begin(packet, 0);
+      record_.other_addresses |= bit;
+      return;
+    }
+  }
+}
+
+inline void RecordAssembler::OnCounterPacket(const Packet& packet) {
+  uint16_t value = static_cast<uint16_t>(packet.payload);
+  switch (packet.index) {
+    case kCounterTotalLatency:
+      Begin(packet, kFieldTotalLatency);
+      record_.total_latency = value;
+      return;
+    case kCounterIssueLatency:
+      Begin(packet, kFieldIssueLatency);
+      record_.issue_latency = value;
+      return;
+    case kCounterTranslationLatency:
+      Begin(packet, kFieldTranslationLatency);
+      record_.translation_latency = value;
+      return;
+    default: {
+      // An index without a field: only which ones the record had is kept.
+      ++stats_->unknown_index_packets;
+      uint32_t bit = uint32_t{1} << (packet.index & 31);
+      if (in_record_ && (record_.other_counters & bit)) {
+        FlushPartial(PartialReason::kRepeatedPacket);
       }
+      Begin(packet, 0);
+      record_.other_counters |= bit;
+      return;
     }
   }
 }

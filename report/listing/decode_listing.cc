@@ -94,12 +94,38 @@ struct DecodeListing::StreamState {
       listed_insns;
   std::unique_ptr<x86::InsnDecoder> x86_64, x86_32;
 
+  // The listing text of the instruction at `address`: its disassembly on
+  // x86, else its first word as data.
+  std::string Disassemble(Isa isa, uint64_t address);
+
   bool pending = false;  // a taken branch waits for its target
   Event pending_block;
   bool pending_call = false;  // --calls: the next block is a callee
   bool have_root = false;
   int depth = 0;
 };
+
+std::string DecodeListing::StreamState::Disassemble(Isa isa, uint64_t address) {
+  uint8_t bytes[16];
+  size_t n = memory.Read(address, bytes, sizeof(bytes));
+  if (isa == Isa::kX86_64 || isa == Isa::kX86_32 || isa == Isa::kX86_16) {
+    auto& decoder = isa == Isa::kX86_64 ? x86_64 : x86_32;
+    if (!decoder) {
+      decoder = x86::InsnDecoder::Create(isa == Isa::kX86_64 ? x86::Mode::k64
+                                                             : x86::Mode::k32);
+    }
+    std::string text = decoder->Disassemble({bytes, n}, address);
+    for (char& c : text) {
+      if (c == '\t') c = ' ';
+    }
+    return text;
+  }
+  if (n >= 4) {
+    return absl::StrFormat(".word 0x%02x%02x%02x%02x", bytes[3], bytes[2],
+                           bytes[1], bytes[0]);
+  }
+  return "(no code)";
+}
 
 DecodeListing::DecodeListing(const std::vector<StreamInfo>& streams,
                              const capture::AddressSpaceTimeline& timeline,
@@ -206,151 +232,151 @@ void DecodeListing::ResolvePendingBranch(uint32_t stream, StreamState& state,
                        BranchKindName(from.branch), from_name, to_name));
 }
 
+void DecodeListing::ListBlock(uint32_t stream, StreamState& state,
+                              const Event& e) {
+  if (options_.json) {
+    Json j = {{"stream", stream},
+              {"offset", e.offset},
+              {"kind", "block"},
+              {"ip", Hex(e.ip)},
+              {"last_ip", Hex(e.last_ip)},
+              {"ninsn", e.ninsn},
+              {"branch", BranchKindName(e.branch)},
+              {"function", Name(state, e, e.ip)}};
+    if (e.time) j["time"] = e.time;
+    Line(JsonText(j, JsonLayout::kOneLine));
+  } else {
+    Line(Prefix(stream, e.offset) +
+         absl::StrFormat("%016x-%016x %6u  %-14s %s", e.ip, e.last_ip, e.ninsn,
+                         BranchKindName(e.branch), Name(state, e, e.ip)));
+  }
+}
+
+void DecodeListing::ListInsns(uint32_t stream, StreamState& state,
+                              const Event& e) {
+  state.addresses.clear();
+  absl::Status walked = state.walker.Expand(e, &state.addresses);
+  if (!walked.ok()) {
+    ++walk_errors_;
+    Line(Prefix(stream, e.offset) +
+         absl::StrFormat("[%u instructions from 0x%x: %s]", e.ninsn, e.ip,
+                         walked.message()));
+    return;
+  }
+  for (uint64_t address : state.addresses) {
+    const uint32_t region = RegionOf(state, e, address).value_or(0xffffffffu);
+    StreamState::ListedInsn& listed =
+        state.listed_insns[{region, e.isa, address}];
+    if (listed.text.empty()) {
+      listed.function = Name(state, e, address);
+      listed.text = state.Disassemble(e.isa, address);
+    }
+    if (options_.json) {
+      Line(JsonText(Json({{"stream", stream},
+                          {"offset", e.offset},
+                          {"ip", Hex(address)},
+                          {"function", listed.function},
+                          {"insn", listed.text}}),
+                    JsonLayout::kOneLine));
+    } else {
+      Line(absl::StrFormat("%s%016x  %-32s %s",
+                           streams_.size() > 1
+                               ? absl::StrFormat("[%u] ", stream)
+                               : std::string(),
+                           address, listed.function, listed.text));
+    }
+  }
+}
+
+void DecodeListing::ListInnerNotTakenBranches(uint32_t stream,
+                                              StreamState& state,
+                                              const Event& e) {
+  // Not-taken conditional branches inside an x86 block (libipt blocks run
+  // through them).
+  if (e.isa != Isa::kX86_64 && e.isa != Isa::kX86_32 && e.isa != Isa::kX86_16) {
+    return;
+  }
+  state.addresses.clear();
+  if (!state.walker.Expand(e, &state.addresses).ok()) {
+    ++walk_errors_;
+    return;
+  }
+  for (size_t i = 0; i + 1 < state.addresses.size(); ++i) {
+    auto insn = state.walker.insns().Get(state.addresses[i], e.isa);
+    if (!insn || insn->cls != x86::InsnClass::kCondJump) continue;
+    Event inner = e;
+    inner.last_ip = state.addresses[i];
+    inner.branch = BranchKind::kCondNotTaken;
+    Event next = e;
+    next.ip = state.addresses[i + 1];
+    state.pending = true;
+    state.pending_block = inner;
+    ResolvePendingBranch(stream, state, &next);
+  }
+}
+
+void DecodeListing::ListBranches(uint32_t stream, StreamState& state,
+                                 const Event& e) {
+  ResolvePendingBranch(stream, state, &e);
+  ListInnerNotTakenBranches(stream, state, e);
+  if (IsTakenTransfer(e.branch)) {
+    // Listed when the next block gives its target.
+    state.pending = true;
+    state.pending_block = e;
+  } else if (e.branch == BranchKind::kCondNotTaken ||
+             e.branch == BranchKind::kFarCall) {
+    Event next = e;
+    next.ip = e.next_ip;
+    state.pending = true;
+    state.pending_block = e;
+    ResolvePendingBranch(
+        stream, state,
+        e.branch == BranchKind::kCondNotTaken && e.next_ip ? &next : nullptr);
+  }
+}
+
+void DecodeListing::ListCall(uint32_t stream, StreamState& state,
+                             const Event& e) {
+  if (!state.have_root || state.pending_call) {
+    if (state.pending_call) ++state.depth;
+    state.have_root = true;
+    state.pending_call = false;
+    std::string name = Name(state, e, e.ip);
+    // Name the function, not the offset into it, for call lines.
+    size_t plus = name.rfind("+0x");
+    if (plus != std::string::npos && name[0] != '[') name.resize(plus);
+    if (options_.json) {
+      Line(JsonText(Json({{"stream", stream},
+                          {"offset", e.offset},
+                          {"depth", state.depth},
+                          {"function", name},
+                          {"ip", Hex(e.ip)}}),
+                    JsonLayout::kOneLine));
+    } else {
+      Line(Prefix(stream, e.offset) + std::string(2 * state.depth, ' ') + name);
+    }
+  }
+  if (IsCall(e.branch)) {
+    state.pending_call = true;
+  } else if (e.branch == BranchKind::kReturn && state.depth > 0) {
+    --state.depth;
+  }
+}
+
 void DecodeListing::Block(uint32_t stream, StreamState& state, const Event& e) {
   switch (options_.mode) {
-    case ListingMode::kBlocks: {
-      if (options_.json) {
-        Json j = {{"stream", stream},
-                  {"offset", e.offset},
-                  {"kind", "block"},
-                  {"ip", Hex(e.ip)},
-                  {"last_ip", Hex(e.last_ip)},
-                  {"ninsn", e.ninsn},
-                  {"branch", BranchKindName(e.branch)},
-                  {"function", Name(state, e, e.ip)}};
-        if (e.time) j["time"] = e.time;
-        Line(JsonText(j, JsonLayout::kOneLine));
-      } else {
-        Line(Prefix(stream, e.offset) +
-             absl::StrFormat("%016x-%016x %6u  %-14s %s", e.ip, e.last_ip,
-                             e.ninsn, BranchKindName(e.branch),
-                             Name(state, e, e.ip)));
-      }
+    case ListingMode::kBlocks:
+      ListBlock(stream, state, e);
       return;
-    }
-    case ListingMode::kInsn: {
-      state.addresses.clear();
-      absl::Status walked = state.walker.Expand(e, &state.addresses);
-      if (!walked.ok()) {
-        ++walk_errors_;
-        Line(Prefix(stream, e.offset) +
-             absl::StrFormat("[%u instructions from 0x%x: %s]", e.ninsn, e.ip,
-                             walked.message()));
-        return;
-      }
-      for (uint64_t address : state.addresses) {
-        const uint32_t region =
-            RegionOf(state, e, address).value_or(0xffffffffu);
-        StreamState::ListedInsn& listed =
-            state.listed_insns[{region, e.isa, address}];
-        std::string& text = listed.text;
-        if (text.empty()) {
-          listed.function = Name(state, e, address);
-          uint8_t bytes[16];
-          size_t n = state.memory.Read(address, bytes, sizeof(bytes));
-          if (e.isa == Isa::kX86_64 || e.isa == Isa::kX86_32 ||
-              e.isa == Isa::kX86_16) {
-            auto& decoder = e.isa == Isa::kX86_64 ? state.x86_64 : state.x86_32;
-            if (!decoder) {
-              decoder = x86::InsnDecoder::Create(
-                  e.isa == Isa::kX86_64 ? x86::Mode::k64 : x86::Mode::k32);
-            }
-            text = decoder->Disassemble({bytes, n}, address);
-            for (char& c : text) {
-              if (c == '\t') c = ' ';
-            }
-          } else if (n >= 4) {
-            text = absl::StrFormat(".word 0x%02x%02x%02x%02x", bytes[3],
-                                   bytes[2], bytes[1], bytes[0]);
-          } else {
-            text = "(no code)";
-          }
-        }
-        if (options_.json) {
-          Line(JsonText(Json({{"stream", stream},
-                              {"offset", e.offset},
-                              {"ip", Hex(address)},
-                              {"function", listed.function},
-                              {"insn", text}}),
-                        JsonLayout::kOneLine));
-        } else {
-          Line(absl::StrFormat("%s%016x  %-32s %s",
-                               streams_.size() > 1
-                                   ? absl::StrFormat("[%u] ", stream)
-                                   : std::string(),
-                               address, listed.function, text));
-        }
-      }
+    case ListingMode::kInsn:
+      ListInsns(stream, state, e);
       return;
-    }
-    case ListingMode::kBranches: {
-      ResolvePendingBranch(stream, state, &e);
-      // Not-taken conditional branches inside an x86 block (libipt blocks
-      // run through them).
-      if (e.isa == Isa::kX86_64 || e.isa == Isa::kX86_32 ||
-          e.isa == Isa::kX86_16) {
-        state.addresses.clear();
-        if (state.walker.Expand(e, &state.addresses).ok()) {
-          for (size_t i = 0; i + 1 < state.addresses.size(); ++i) {
-            auto insn = state.walker.insns().Get(state.addresses[i], e.isa);
-            if (!insn || insn->cls != x86::InsnClass::kCondJump) continue;
-            Event inner = e;
-            inner.last_ip = state.addresses[i];
-            inner.branch = BranchKind::kCondNotTaken;
-            Event next = e;
-            next.ip = state.addresses[i + 1];
-            state.pending = true;
-            state.pending_block = inner;
-            ResolvePendingBranch(stream, state, &next);
-          }
-        } else {
-          ++walk_errors_;
-        }
-      }
-      if (IsTakenTransfer(e.branch)) {
-        state.pending = true;
-        state.pending_block = e;
-      } else if (e.branch == BranchKind::kCondNotTaken ||
-                 e.branch == BranchKind::kFarCall) {
-        Event next = e;
-        next.ip = e.next_ip;
-        state.pending = true;
-        state.pending_block = e;
-        ResolvePendingBranch(stream, state,
-                             e.branch == BranchKind::kCondNotTaken && e.next_ip
-                                 ? &next
-                                 : nullptr);
-      }
+    case ListingMode::kBranches:
+      ListBranches(stream, state, e);
       return;
-    }
-    case ListingMode::kCalls: {
-      if (!state.have_root || state.pending_call) {
-        if (state.pending_call) ++state.depth;
-        state.have_root = true;
-        state.pending_call = false;
-        std::string name = Name(state, e, e.ip);
-        // Name the function, not the offset into it, for call lines.
-        size_t plus = name.rfind("+0x");
-        if (plus != std::string::npos && name[0] != '[') name.resize(plus);
-        if (options_.json) {
-          Line(JsonText(Json({{"stream", stream},
-                              {"offset", e.offset},
-                              {"depth", state.depth},
-                              {"function", name},
-                              {"ip", Hex(e.ip)}}),
-                        JsonLayout::kOneLine));
-        } else {
-          Line(Prefix(stream, e.offset) + std::string(2 * state.depth, ' ') +
-               name);
-        }
-      }
-      if (IsCall(e.branch)) {
-        state.pending_call = true;
-      } else if (e.branch == BranchKind::kReturn && state.depth > 0) {
-        --state.depth;
-      }
+    case ListingMode::kCalls:
+      ListCall(stream, state, e);
       return;
-    }
   }
 }
 

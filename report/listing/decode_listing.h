@@ -48,6 +48,13 @@ class DecodeListing : public EventSink {
   struct StreamState;
   StreamState& State(uint32_t stream);
   void Block(uint32_t stream, StreamState& state, const Event& event);
+  // Block() for each listing mode.
+  void ListBlock(uint32_t stream, StreamState& state, const Event& event);
+  void ListInsns(uint32_t stream, StreamState& state, const Event& event);
+  void ListBranches(uint32_t stream, StreamState& state, const Event& event);
+  void ListInnerNotTakenBranches(uint32_t stream, StreamState& state,
+                                 const Event& event);
+  void ListCall(uint32_t stream, StreamState& state, const Event& event);
   void Other(uint32_t stream, StreamState& state, const Event& event);
   void ResolvePendingBranch(uint32_t stream, StreamState& state,
                             const Event* next_block);

@@ -28,67 +28,86 @@ size_t Limit(size_t rows, size_t size) {
   return rows == 0 ? size : std::min(rows, size);
 }
 
-}  // namespace
-
-json HotReportJson(const analysis::Profile& profile,
-                   const analysis::BlockExpansion& expansion,
-                   const analysis::CallTree& tree, ProfileNames& names,
-                   const HotOptions& options) {
-  const uint64_t total = profile.stats.instructions;
-  auto keep = [&](const FunctionId& fn) {
-    return !options.keep_function || options.keep_function(fn);
-  };
-  // The function of every expanded instruction (by its block).
-  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> insn_function;
-  for (uint32_t b = 0; b < profile.blocks.size(); ++b) {
-    if (b + 1 >= expansion.block_begin.size()) break;
-    for (uint64_t vaddr : expansion.BlockInstructions(b)) {
-      insn_function.try_emplace({profile.blocks[b].image, vaddr},
-                                profile.blocks[b].function);
+// The sections of HotReportJson, one JSON array of rows each. Holds what
+// they share: the function filter and every expanded instruction's function.
+class HotSections {
+ public:
+  HotSections(const analysis::Profile& profile,
+              const analysis::BlockExpansion& expansion, ProfileNames& names,
+              const HotOptions& options)
+      : profile_(profile),
+        expansion_(expansion),
+        names_(names),
+        options_(options),
+        total_(profile.stats.instructions) {
+    // The function of every expanded instruction (by its block).
+    for (uint32_t b = 0; b < profile.blocks.size(); ++b) {
+      if (b + 1 >= expansion.block_begin.size()) break;
+      for (uint64_t vaddr : expansion.BlockInstructions(b)) {
+        insn_function_.try_emplace({profile.blocks[b].image, vaddr},
+                                   profile.blocks[b].function);
+      }
     }
   }
-  auto function_of = [&](uint32_t image, uint64_t vaddr) {
-    auto it = insn_function.find({image, vaddr});
-    return it == insn_function.end() ? FunctionId{} : it->second;
-  };
 
-  json out;
-  out["unit"] = "instructions";
-  out["total"] = total;
+  json Blocks() const;
+  json ConditionalBranches() const;
+  json TakenBranches() const;
+  json CallPaths(const analysis::CallTree& tree) const;
+  json Paths() const;
+  json Loops() const;
 
-  // Blocks.
-  std::vector<uint32_t> blocks;
-  for (uint32_t b = 0; b < profile.blocks.size(); ++b) {
-    if (keep(profile.blocks[b].function)) blocks.push_back(b);
+ private:
+  bool Keep(const FunctionId& fn) const {
+    return !options_.keep_function || options_.keep_function(fn);
   }
-  auto weight = [&](uint32_t b) {
-    return profile.blocks[b].count * profile.blocks[b].ninsn;
-  };
+  FunctionId FunctionOf(uint32_t image, uint64_t vaddr) const {
+    auto it = insn_function_.find({image, vaddr});
+    return it == insn_function_.end() ? FunctionId{} : it->second;
+  }
+  uint64_t BlockWeight(uint32_t b) const {
+    return profile_.blocks[b].count * profile_.blocks[b].ninsn;
+  }
+
+  const analysis::Profile& profile_;
+  const analysis::BlockExpansion& expansion_;
+  ProfileNames& names_;
+  const HotOptions& options_;
+  const uint64_t total_;
+  absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> insn_function_;
+};
+
+json HotSections::Blocks() const {
+  std::vector<uint32_t> blocks;
+  for (uint32_t b = 0; b < profile_.blocks.size(); ++b) {
+    if (Keep(profile_.blocks[b].function)) blocks.push_back(b);
+  }
   std::stable_sort(blocks.begin(), blocks.end(), [&](uint32_t a, uint32_t b) {
-    return weight(a) > weight(b);
+    return BlockWeight(a) > BlockWeight(b);
   });
   json rows = json::array();
-  for (size_t i = 0; i < Limit(options.rows, blocks.size()); ++i) {
-    const BlockStats& b = profile.blocks[blocks[i]];
+  for (size_t i = 0; i < Limit(options_.rows, blocks.size()); ++i) {
+    const BlockStats& b = profile_.blocks[blocks[i]];
     rows.push_back(
         {{"address", Hex(b.vaddr)},
-         {"image", names.ImageName(b.image)},
-         {"name", names.AddressName(b.image, b.vaddr, b.function)},
-         {"last", names.AddressName(b.image, b.last_vaddr, b.last_function)},
+         {"image", names_.ImageName(b.image)},
+         {"name", names_.AddressName(b.image, b.vaddr, b.function)},
+         {"last", names_.AddressName(b.image, b.last_vaddr, b.last_function)},
          {"end", std::string(BranchKindName(b.end))},
          {"instructions_per_execution", b.ninsn},
          {"executions", b.count},
-         {"instructions", weight(blocks[i])},
-         {"share", Share(weight(blocks[i]), total)},
-         {"source", names.SourceLine(b.image, b.vaddr)}});
+         {"instructions", BlockWeight(blocks[i])},
+         {"share", Share(BlockWeight(blocks[i]), total_)},
+         {"source", names_.SourceLine(b.image, b.vaddr)}});
   }
-  out["blocks"] = std::move(rows);
+  return rows;
+}
 
-  // Conditional branches.
+json HotSections::ConditionalBranches() const {
   std::vector<const analysis::InstructionStats*> conditionals;
-  for (const analysis::InstructionStats& s : expansion.instructions) {
+  for (const analysis::InstructionStats& s : expansion_.instructions) {
     if (s.conditional && s.taken + s.not_taken != 0 &&
-        keep(function_of(s.image, s.vaddr))) {
+        Keep(FunctionOf(s.image, s.vaddr))) {
       conditionals.push_back(&s);
     }
   }
@@ -96,105 +115,129 @@ json HotReportJson(const analysis::Profile& profile,
                    [](const auto* a, const auto* b) {
                      return a->taken + a->not_taken > b->taken + b->not_taken;
                    });
-  rows = json::array();
-  for (size_t i = 0; i < Limit(options.rows, conditionals.size()); ++i) {
+  json rows = json::array();
+  for (size_t i = 0; i < Limit(options_.rows, conditionals.size()); ++i) {
     const analysis::InstructionStats& s = *conditionals[i];
     rows.push_back({{"address", Hex(s.vaddr)},
-                    {"image", names.ImageName(s.image)},
-                    {"name", names.AddressName(s.image, s.vaddr,
-                                               function_of(s.image, s.vaddr))},
+                    {"image", names_.ImageName(s.image)},
+                    {"name", names_.AddressName(s.image, s.vaddr,
+                                                FunctionOf(s.image, s.vaddr))},
                     {"executions", s.taken + s.not_taken},
                     {"taken", s.taken},
                     {"not_taken", s.not_taken},
                     {"taken_share", Share(s.taken, s.taken + s.not_taken)},
-                    {"source", names.SourceLine(s.image, s.vaddr)}});
+                    {"source", names_.SourceLine(s.image, s.vaddr)}});
   }
-  out["conditional_branches"] = std::move(rows);
+  return rows;
+}
 
-  // Taken branch edges (the branch's block ends there: its last function).
-  std::vector<analysis::BranchEdge> edges = analysis::TakenBranches(profile);
+// Taken branch edges (the branch's block ends there: its last function).
+json HotSections::TakenBranches() const {
+  std::vector<analysis::BranchEdge> edges = analysis::TakenBranches(profile_);
   edges.erase(std::remove_if(edges.begin(), edges.end(),
                              [&](const analysis::BranchEdge& e) {
-                               return !keep(function_of(e.from_image, e.from));
+                               return !Keep(FunctionOf(e.from_image, e.from));
                              }),
               edges.end());
   std::stable_sort(
       edges.begin(), edges.end(),
       [](const auto& a, const auto& b) { return a.count > b.count; });
-  rows = json::array();
-  for (size_t i = 0; i < Limit(options.rows, edges.size()); ++i) {
+  json rows = json::array();
+  for (size_t i = 0; i < Limit(options_.rows, edges.size()); ++i) {
     const analysis::BranchEdge& e = edges[i];
     // The target's function: of the block that starts there, if any.
-    FunctionId to_fn = function_of(e.to_image, e.to);
+    FunctionId to_fn = FunctionOf(e.to_image, e.to);
     rows.push_back(
         {{"from", Hex(e.from)},
-         {"from_name", names.AddressName(e.from_image, e.from,
-                                         function_of(e.from_image, e.from))},
+         {"from_name", names_.AddressName(e.from_image, e.from,
+                                          FunctionOf(e.from_image, e.from))},
          {"to", Hex(e.to)},
-         {"to_name", names.AddressName(e.to_image, e.to, to_fn)},
+         {"to_name", names_.AddressName(e.to_image, e.to, to_fn)},
          {"kind", std::string(BranchKindName(e.kind))},
          {"count", e.count}});
   }
-  out["taken_branches"] = std::move(rows);
+  return rows;
+}
 
-  // Call paths.
-  rows = json::array();
+json HotSections::CallPaths(const analysis::CallTree& tree) const {
+  json rows = json::array();
   for (const analysis::HotCallPath& p : analysis::HotCallPaths(
-           tree, options.rows == 0 ? tree.nodes.size() : options.rows)) {
+           tree, options_.rows == 0 ? tree.nodes.size() : options_.rows)) {
     json stack = json::array();
     for (const analysis::FrameKey& key : analysis::StackOf(tree, p.node)) {
-      stack.push_back(names.Name(key));
+      stack.push_back(names_.Name(key));
     }
     rows.push_back({{"stack", std::move(stack)},
                     {"instructions", p.insns},
-                    {"share", Share(p.insns, total)}});
+                    {"share", Share(p.insns, total_)}});
   }
-  out["call_paths"] = std::move(rows);
+  return rows;
+}
 
-  // Intra-procedural paths.
-  rows = json::array();
-  for (const analysis::PathStats& p : profile.paths) {
-    if (options.rows != 0 && rows.size() >= options.rows) break;
+// Intra-procedural paths.
+json HotSections::Paths() const {
+  json rows = json::array();
+  for (const analysis::PathStats& p : profile_.paths) {
+    if (options_.rows != 0 && rows.size() >= options_.rows) break;
     if (p.blocks.empty() || p.weight() == 0) continue;
-    const BlockStats& first = profile.blocks[p.blocks.front()];
-    if (!keep(first.function)) continue;
+    const BlockStats& first = profile_.blocks[p.blocks.front()];
+    if (!Keep(first.function)) continue;
     json steps = json::array();
     for (uint32_t b : p.blocks) {
-      const BlockStats& block = profile.blocks[b];
+      const BlockStats& block = profile_.blocks[b];
       steps.push_back(
-          names.AddressName(block.image, block.vaddr, block.function));
+          names_.AddressName(block.image, block.vaddr, block.function));
     }
     rows.push_back(
-        {{"function",
-          names.AddressName(first.image, first.function.start, first.function)},
+        {{"function", names_.AddressName(first.image, first.function.start,
+                                         first.function)},
          {"executions", p.count},
          {"instructions_per_execution", p.insns},
          {"instructions", p.weight()},
-         {"share", Share(p.weight(), total)},
+         {"share", Share(p.weight(), total_)},
          {"blocks", std::move(steps)}});
   }
-  out["paths"] = std::move(rows);
+  return rows;
+}
 
-  // Loops.
-  rows = json::array();
-  for (const analysis::Loop& loop : analysis::FindLoops(profile, expansion)) {
-    if (options.rows != 0 && rows.size() >= options.rows) break;
-    if (!keep(loop.function)) continue;
+json HotSections::Loops() const {
+  json rows = json::array();
+  for (const analysis::Loop& loop : analysis::FindLoops(profile_, expansion_)) {
+    if (options_.rows != 0 && rows.size() >= options_.rows) break;
+    if (!Keep(loop.function)) continue;
     json latches = json::array();
     for (uint64_t l : loop.latches) latches.push_back(Hex(l));
     rows.push_back(
         {{"header", Hex(loop.header)},
-         {"name", names.AddressName(loop.image, loop.header, loop.function)},
+         {"name", names_.AddressName(loop.image, loop.header, loop.function)},
          {"end", Hex(loop.end)},
          {"latches", std::move(latches)},
          {"entries", loop.entries},
          {"back_edges", loop.back_edges},
          {"trip_count", loop.trip_count()},
          {"instructions", loop.instructions},
-         {"share", Share(loop.instructions, total)},
-         {"source", names.SourceLine(loop.image, loop.header)}});
+         {"share", Share(loop.instructions, total_)},
+         {"source", names_.SourceLine(loop.image, loop.header)}});
   }
-  out["loops"] = std::move(rows);
+  return rows;
+}
+
+}  // namespace
+
+json HotReportJson(const analysis::Profile& profile,
+                   const analysis::BlockExpansion& expansion,
+                   const analysis::CallTree& tree, ProfileNames& names,
+                   const HotOptions& options) {
+  const HotSections sections(profile, expansion, names, options);
+  json out;
+  out["unit"] = "instructions";
+  out["total"] = profile.stats.instructions;
+  out["blocks"] = sections.Blocks();
+  out["conditional_branches"] = sections.ConditionalBranches();
+  out["taken_branches"] = sections.TakenBranches();
+  out["call_paths"] = sections.CallPaths(tree);
+  out["paths"] = sections.Paths();
+  out["loops"] = sections.Loops();
   return out;
 }
 

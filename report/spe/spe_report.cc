@@ -173,191 +173,229 @@ std::vector<SpeDataSymbolRow> AggregateDataSymbols(const SpeProfile& profile,
   return out;
 }
 
-std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
-                                const SpeReportOptions& options) {
-  SpeNames names(p, symbols);
-  std::vector<std::string> function_names = FunctionNames(p, names);
+namespace {
+
+void AppendSummary(const SpeProfile& p, std::string* out) {
   const uint64_t total = p.samples;
-  std::string out;
-  absl::StrAppendFormat(&out, "SPE profile: %d samples (CPU %s)\n", total,
+  absl::StrAppendFormat(out, "SPE profile: %d samples (CPU %s)\n", total,
                         p.cpu.name);
   absl::StrAppendFormat(
-      &out, "  records %d, partial records left out %d, without PC %d\n",
+      out, "  records %d, partial records left out %d, without PC %d\n",
       p.records + p.partial_records, p.partial_records, p.records_without_pc);
   absl::StrAppendFormat(
-      &out,
+      out,
       "  in images %d (%s), kernel (EL1+) %d, with data address %d (%d in "
       "images)\n",
       p.samples_in_images, Percent(p.samples_in_images, total, 1),
       p.kernel_samples, p.samples_with_data_address,
       p.data_addresses_in_images);
+}
 
-  out += "\nOperations\n";
-  {
-    TextTable table = NamesLastTable({"samples", "%", "operation"});
-    std::vector<int> order;
-    for (int i = 0; i < spe::kNumOpCategories; ++i) {
-      if (p.all.op_categories[i] != 0) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return p.all.op_categories[a] > p.all.op_categories[b];
-    });
-    for (int i : order) {
-      uint64_t n = p.all.op_categories[i];
-      table.AddRow(
-          {absl::StrCat(n), Percent(n, total, 1),
-           std::string(spe::OpCategoryName(static_cast<spe::OpCategory>(i)))});
-    }
-    out += table.Render("  ");
+// The operation categories sampled, most samples first.
+void AppendOperationsTable(const SpeProfile& p, std::string* out) {
+  const uint64_t total = p.samples;
+  *out += "\nOperations\n";
+  TextTable table = NamesLastTable({"samples", "%", "operation"});
+  std::vector<int> order;
+  for (int i = 0; i < spe::kNumOpCategories; ++i) {
+    if (p.all.op_categories[i] != 0) order.push_back(i);
   }
-
-  out += "\nEvents\n";
-  {
-    TextTable table = NamesLastTable({"samples", "%", "event"});
-    for (int bit = 0; bit < 64; ++bit) {
-      uint64_t n = p.all.events[bit];
-      if (n == 0) continue;
-      table.AddRow(
-          {absl::StrCat(n), Percent(n, total, 1), spe::EventName(bit, p.cpu)});
-    }
-    out += table.Render("  ");
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return p.all.op_categories[a] > p.all.op_categories[b];
+  });
+  for (int i : order) {
+    uint64_t n = p.all.op_categories[i];
+    table.AddRow(
+        {absl::StrCat(n), Percent(n, total, 1),
+         std::string(spe::OpCategoryName(static_cast<spe::OpCategory>(i)))});
   }
+  *out += table.Render("  ");
+}
 
-  out += "\nLatency (cycles)\n";
-  {
-    TextTable table = NamesLastTable(
-        {"count", "mean", "p50", "p90", "p99", "max", "counter"});
-    const std::pair<const char*, const LatencyDistribution*> rows[] = {
-        {"total", &p.all.latencies.total},
-        {"issue", &p.all.latencies.issue},
-        {"translation", &p.all.latencies.translation}};
-    for (auto [name, d] : rows) {
-      table.AddRow(
-          {absl::StrCat(d->count()), Mean(d->mean()),
-           absl::StrCat(d->Percentile(50)), absl::StrCat(d->Percentile(90)),
-           absl::StrCat(d->Percentile(99)), absl::StrCat(d->max()), name});
-    }
-    out += table.Render("  ");
+// The events seen, in event-bit order.
+void AppendEventsTable(const SpeProfile& p, std::string* out) {
+  const uint64_t total = p.samples;
+  *out += "\nEvents\n";
+  TextTable table = NamesLastTable({"samples", "%", "event"});
+  for (int bit = 0; bit < 64; ++bit) {
+    uint64_t n = p.all.events[bit];
+    if (n == 0) continue;
+    table.AddRow(
+        {absl::StrCat(n), Percent(n, total, 1), spe::EventName(bit, p.cpu)});
   }
+  *out += table.Render("  ");
+}
 
-  out += "\nData sources\n";
-  {
-    TextTable table = NamesLastTable({"samples", "%", "source"});
-    for (const auto& [value, n] : p.all.DataSources()) {
-      table.AddRow({absl::StrCat(n), Percent(n, total, 1),
-                    spe::DataSourceLabel(value, p.cpu)});
-    }
-    if (p.all.without_data_source != 0) {
-      table.AddRow({absl::StrCat(p.all.without_data_source),
-                    Percent(p.all.without_data_source, total, 1), "(none)"});
-    }
-    out += table.Render("  ");
+void AppendLatencyTable(const SpeProfile& p, std::string* out) {
+  *out += "\nLatency (cycles)\n";
+  TextTable table =
+      NamesLastTable({"count", "mean", "p50", "p90", "p99", "max", "counter"});
+  const std::pair<const char*, const LatencyDistribution*> rows[] = {
+      {"total", &p.all.latencies.total},
+      {"issue", &p.all.latencies.issue},
+      {"translation", &p.all.latencies.translation}};
+  for (auto [name, d] : rows) {
+    table.AddRow(
+        {absl::StrCat(d->count()), Mean(d->mean()),
+         absl::StrCat(d->Percentile(50)), absl::StrCat(d->Percentile(90)),
+         absl::StrCat(d->Percentile(99)), absl::StrCat(d->max()), name});
   }
+  *out += table.Render("  ");
+}
 
+void AppendDataSourcesTable(const SpeProfile& p, std::string* out) {
+  const uint64_t total = p.samples;
+  *out += "\nData sources\n";
+  TextTable table = NamesLastTable({"samples", "%", "source"});
+  for (const auto& [value, n] : p.all.DataSources()) {
+    table.AddRow({absl::StrCat(n), Percent(n, total, 1),
+                  spe::DataSourceLabel(value, p.cpu)});
+  }
+  if (p.all.without_data_source != 0) {
+    table.AddRow({absl::StrCat(p.all.without_data_source),
+                  Percent(p.all.without_data_source, total, 1), "(none)"});
+  }
+  *out += table.Render("  ");
+}
+
+// The top functions' samples, latencies and miss rates.
+void AppendFunctionsTable(const SpeProfile& p,
+                          const std::vector<std::string>& function_names,
+                          SpeNames& names, const SpeReportOptions& options,
+                          std::string* out) {
+  const uint64_t total = p.samples;
   size_t nf = Limit(p.functions.size(), options);
-  absl::StrAppendFormat(&out, "\nFunctions (top %d of %d)\n", nf,
+  absl::StrAppendFormat(out, "\nFunctions (top %d of %d)\n", nf,
                         p.functions.size());
-  {
-    TextTable table =
-        NamesLastTable({"samples", "%", "lat-mean", "p50", "p90", "p99", "max",
-                        "issue", "xlat", "l1d-refill%", "llc-miss%",
-                        "tlb-walk%", "mispred", "function [image]"});
-    for (size_t i = 0; i < nf; ++i) {
-      const SpeFunction& f = p.functions[i];
-      const SpeBreakdown& b = f.breakdown;
-      const LatencyDistribution& lat = b.latencies.total;
-      table.AddRow({absl::StrCat(b.samples), Percent(b.samples, total, 1),
-                    Mean(lat.mean()), absl::StrCat(lat.Percentile(50)),
-                    absl::StrCat(lat.Percentile(90)),
-                    absl::StrCat(lat.Percentile(99)), absl::StrCat(lat.max()),
-                    Mean(b.latencies.issue.mean()),
-                    Mean(b.latencies.translation.mean()),
-                    Percent(b.counters.l1d_refill, b.samples, 1),
-                    Percent(b.counters.llc_miss, b.samples, 1),
-                    Percent(b.counters.tlb_walk, b.samples, 1),
-                    absl::StrCat(b.counters.mispredicted),
-                    f.key.image == analysis::kSpeNoImage
-                        ? function_names[i]
-                        : absl::StrFormat("%s [%s]", function_names[i],
-                                          names.ImageName(f.key.image))});
-    }
-    out += table.Render("  ");
+  TextTable table = NamesLastTable(
+      {"samples", "%", "lat-mean", "p50", "p90", "p99", "max", "issue", "xlat",
+       "l1d-refill%", "llc-miss%", "tlb-walk%", "mispred", "function [image]"});
+  for (size_t i = 0; i < nf; ++i) {
+    const SpeFunction& f = p.functions[i];
+    const SpeBreakdown& b = f.breakdown;
+    const LatencyDistribution& lat = b.latencies.total;
+    table.AddRow({absl::StrCat(b.samples), Percent(b.samples, total, 1),
+                  Mean(lat.mean()), absl::StrCat(lat.Percentile(50)),
+                  absl::StrCat(lat.Percentile(90)),
+                  absl::StrCat(lat.Percentile(99)), absl::StrCat(lat.max()),
+                  Mean(b.latencies.issue.mean()),
+                  Mean(b.latencies.translation.mean()),
+                  Percent(b.counters.l1d_refill, b.samples, 1),
+                  Percent(b.counters.llc_miss, b.samples, 1),
+                  Percent(b.counters.tlb_walk, b.samples, 1),
+                  absl::StrCat(b.counters.mispredicted),
+                  f.key.image == analysis::kSpeNoImage
+                      ? function_names[i]
+                      : absl::StrFormat("%s [%s]", function_names[i],
+                                        names.ImageName(f.key.image))});
   }
+  *out += table.Render("  ");
+}
 
-  absl::StrAppendFormat(&out, "\nFunction events (top %d)\n", nf);
-  {
-    const std::pair<int, const char*> columns[] = {
-        {spe::kEventL1dAccess, "l1d-acc"},
-        {spe::kEventL1dRefill, "l1d-ref"},
-        {spe::kEventL2dAccess, "l2d-acc"},
-        {spe::kEventL2dMiss, "l2d-miss"},
-        {spe::kEventLlcAccess, "llc-acc"},
-        {spe::kEventLlcMiss, "llc-miss"},
-        {spe::kEventTlbAccess, "tlb-acc"},
-        {spe::kEventTlbWalk, "tlb-walk"},
-        {spe::kEventMispredicted, "mispred"},
-        {spe::kEventRemoteAccess, "remote"}};
-    std::vector<std::string> header;
-    for (auto [bit, name] : columns) header.push_back(name);
-    header.push_back("function");
-    TextTable table = NamesLastTable(header);
-    for (size_t i = 0; i < nf; ++i) {
-      std::vector<std::string> row;
-      for (auto [bit, name] : columns) {
-        row.push_back(absl::StrCat(p.functions[i].breakdown.events[bit]));
-      }
-      row.push_back(function_names[i]);
-      table.AddRow(std::move(row));
+// The top functions' counts of the memory and branch events.
+void AppendFunctionEventsTable(const SpeProfile& p,
+                               const std::vector<std::string>& function_names,
+                               const SpeReportOptions& options,
+                               std::string* out) {
+  size_t nf = Limit(p.functions.size(), options);
+  absl::StrAppendFormat(out, "\nFunction events (top %d)\n", nf);
+  const std::pair<int, const char*> columns[] = {
+      {spe::kEventL1dAccess, "l1d-acc"},
+      {spe::kEventL1dRefill, "l1d-ref"},
+      {spe::kEventL2dAccess, "l2d-acc"},
+      {spe::kEventL2dMiss, "l2d-miss"},
+      {spe::kEventLlcAccess, "llc-acc"},
+      {spe::kEventLlcMiss, "llc-miss"},
+      {spe::kEventTlbAccess, "tlb-acc"},
+      {spe::kEventTlbWalk, "tlb-walk"},
+      {spe::kEventMispredicted, "mispred"},
+      {spe::kEventRemoteAccess, "remote"}};
+  std::vector<std::string> header;
+  for (auto [bit, name] : columns) header.push_back(name);
+  header.push_back("function");
+  TextTable table = NamesLastTable(header);
+  for (size_t i = 0; i < nf; ++i) {
+    std::vector<std::string> row;
+    for (auto [bit, name] : columns) {
+      row.push_back(absl::StrCat(p.functions[i].breakdown.events[bit]));
     }
-    out += table.Render("  ");
+    row.push_back(function_names[i]);
+    table.AddRow(std::move(row));
   }
+  *out += table.Render("  ");
+}
 
+void AppendInstructionsTable(const SpeProfile& p,
+                             const std::vector<std::string>& function_names,
+                             SpeNames& names, const SpeReportOptions& options,
+                             std::string* out) {
+  const uint64_t total = p.samples;
   size_t ni = Limit(p.instructions.size(), options);
-  absl::StrAppendFormat(&out, "\nInstructions (top %d of %d)\n", ni,
+  absl::StrAppendFormat(out, "\nInstructions (top %d of %d)\n", ni,
                         p.instructions.size());
-  {
-    TextTable table =
-        NamesLastTable({"samples", "%", "lat-mean", "l1d-refill", "llc-miss",
-                        "mispred", "instruction [image]"});
-    for (size_t i = 0; i < ni; ++i) {
-      const analysis::SpeInstruction& ins = p.instructions[i];
-      const SpeSampleCounters& c = ins.counters;
-      table.AddRow(
-          {absl::StrCat(c.samples), Percent(c.samples, total, 1),
-           Mean(c.mean_latency()), absl::StrCat(c.l1d_refill),
-           absl::StrCat(c.llc_miss), absl::StrCat(c.mispredicted),
-           absl::StrFormat("%s [%s]",
-                           InstructionName(ins, p, function_names, names),
-                           ins.address.image == analysis::kSpeNoImage
-                               ? (ins.el >= 1 ? "kernel" : "unknown")
-                               : names.ImageName(ins.address.image))});
-    }
-    out += table.Render("  ");
+  TextTable table =
+      NamesLastTable({"samples", "%", "lat-mean", "l1d-refill", "llc-miss",
+                      "mispred", "instruction [image]"});
+  for (size_t i = 0; i < ni; ++i) {
+    const analysis::SpeInstruction& ins = p.instructions[i];
+    const SpeSampleCounters& c = ins.counters;
+    table.AddRow({absl::StrCat(c.samples), Percent(c.samples, total, 1),
+                  Mean(c.mean_latency()), absl::StrCat(c.l1d_refill),
+                  absl::StrCat(c.llc_miss), absl::StrCat(c.mispredicted),
+                  absl::StrFormat(
+                      "%s [%s]", InstructionName(ins, p, function_names, names),
+                      ins.address.image == analysis::kSpeNoImage
+                          ? (ins.el >= 1 ? "kernel" : "unknown")
+                          : names.ImageName(ins.address.image))});
   }
+  *out += table.Render("  ");
+}
 
+// The data addresses grouped by symbol (AggregateDataSymbols); shares are of
+// the samples with a data address.
+void AppendDataSymbolsTable(const SpeProfile& p, SpeSymbolSource* symbols,
+                            SpeNames& names, const SpeReportOptions& options,
+                            std::string* out) {
+  const uint64_t with_data = p.samples_with_data_address;
+  std::vector<SpeDataSymbolRow> data_symbols = AggregateDataSymbols(p, symbols);
+  size_t nd = Limit(data_symbols.size(), options);
+  absl::StrAppendFormat(out, "\nData symbols (top %d of %d)\n", nd,
+                        data_symbols.size());
+  TextTable table =
+      NamesLastTable({"samples", "%", "lat-mean", "loads", "stores",
+                      "l1d-refill", "llc-miss", "symbol [image]"});
+  for (size_t i = 0; i < nd; ++i) {
+    const SpeSampleCounters& c = data_symbols[i].counters;
+    table.AddRow({absl::StrCat(c.samples), Percent(c.samples, with_data, 1),
+                  Mean(c.mean_latency()), absl::StrCat(c.loads),
+                  absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
+                  absl::StrCat(c.llc_miss),
+                  absl::StrFormat("%s [%s]", data_symbols[i].name,
+                                  names.ImageName(data_symbols[i].image))});
+  }
+  *out += table.Render("  ");
+}
+
+}  // namespace
+
+std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
+                                const SpeReportOptions& options) {
+  SpeNames names(p, symbols);
+  std::vector<std::string> function_names = FunctionNames(p, names);
+  std::string out;
+  AppendSummary(p, &out);
+  AppendOperationsTable(p, &out);
+  AppendEventsTable(p, &out);
+  AppendLatencyTable(p, &out);
+  AppendDataSourcesTable(p, &out);
+  AppendFunctionsTable(p, function_names, names, options, &out);
+  AppendFunctionEventsTable(p, function_names, options, &out);
+  AppendInstructionsTable(p, function_names, names, options, &out);
   const uint64_t with_data = p.samples_with_data_address;
   AppendHotSpotTable("Data cache lines (64 B)", p.cache_lines, with_data,
                      options, &out);
   AppendHotSpotTable("Data pages (4 KiB)", p.pages, with_data, options, &out);
-  std::vector<SpeDataSymbolRow> data_symbols = AggregateDataSymbols(p, symbols);
-  size_t nd = Limit(data_symbols.size(), options);
-  absl::StrAppendFormat(&out, "\nData symbols (top %d of %d)\n", nd,
-                        data_symbols.size());
-  {
-    TextTable table =
-        NamesLastTable({"samples", "%", "lat-mean", "loads", "stores",
-                        "l1d-refill", "llc-miss", "symbol [image]"});
-    for (size_t i = 0; i < nd; ++i) {
-      const SpeSampleCounters& c = data_symbols[i].counters;
-      table.AddRow({absl::StrCat(c.samples), Percent(c.samples, with_data, 1),
-                    Mean(c.mean_latency()), absl::StrCat(c.loads),
-                    absl::StrCat(c.stores), absl::StrCat(c.l1d_refill),
-                    absl::StrCat(c.llc_miss),
-                    absl::StrFormat("%s [%s]", data_symbols[i].name,
-                                    names.ImageName(data_symbols[i].image))});
-    }
-    out += table.Render("  ");
-  }
+  AppendDataSymbolsTable(p, symbols, names, options, &out);
   return out;
 }
 
