@@ -47,6 +47,7 @@ class RecordAssembler {
   // OnPacket() for the packet types with an index saying which field.
   inline void OnAddressPacket(const Packet& packet);
   inline void OnCounterPacket(const Packet& packet);
+  inline void OnUnknownIndex(const Packet& packet, uint32_t& seen);
   inline void Emit(PartialReason reason);
   void FlushBatch();
   void FlushPartial(PartialReason reason);
@@ -176,18 +177,23 @@ inline void RecordAssembler::OnAddressPacket(const Packet& packet) {
       record_.prev_target_ns = a.ns;
       return;
     }
-    default: {
-      // An index without a field: only which ones the record had is kept.
-      ++stats_->unknown_index_packets;
-      uint32_t bit = uint32_t{1} << (packet.index & 31);
-      if (in_record_ && (record_.other_addresses & bit)) {
-        FlushPartial(PartialReason::kRepeatedPacket);
-      }
-      Begin(packet, 0);
-      record_.other_addresses |= bit;
+    default:
+      OnUnknownIndex(packet, record_.other_addresses);
       return;
-    }
   }
+}
+
+// An address or counter index without a field of its own: only which ones
+// the record had is kept, as bits of `seen`; a repeat starts a new record.
+inline void RecordAssembler::OnUnknownIndex(const Packet& packet,
+                                            uint32_t& seen) {
+  ++stats_->unknown_index_packets;
+  const uint32_t bit = uint32_t{1} << (packet.index & 31);
+  if (in_record_ && (seen & bit)) {
+    FlushPartial(PartialReason::kRepeatedPacket);
+  }
+  Begin(packet, 0);
+  seen |= bit;
 }
 
 inline void RecordAssembler::OnCounterPacket(const Packet& packet) {
@@ -205,17 +211,9 @@ inline void RecordAssembler::OnCounterPacket(const Packet& packet) {
       Begin(packet, kFieldTranslationLatency);
       record_.translation_latency = value;
       return;
-    default: {
-      // An index without a field: only which ones the record had is kept.
-      ++stats_->unknown_index_packets;
-      uint32_t bit = uint32_t{1} << (packet.index & 31);
-      if (in_record_ && (record_.other_counters & bit)) {
-        FlushPartial(PartialReason::kRepeatedPacket);
-      }
-      Begin(packet, 0);
-      record_.other_counters |= bit;
+    default:
+      OnUnknownIndex(packet, record_.other_counters);
       return;
-    }
   }
 }
 
