@@ -452,20 +452,14 @@ void Describe(const pt_packet& packet, const pt_config& config,
       DescribeControlPacket(packet, config, options, tracking, c);
       return;
     case ppt_fup:
-      DescribeIpPacket("fup", packet.payload.ip, options, &tracking->last_ip,
-                       c);
-      return;
     case ppt_tip:
-      DescribeIpPacket("tip", packet.payload.ip, options, &tracking->last_ip,
-                       c);
-      return;
     case ppt_tip_pge:
-      DescribeIpPacket("tip.pge", packet.payload.ip, options,
-                       &tracking->last_ip, c);
-      return;
     case ppt_tip_pgd:
-      DescribeIpPacket("tip.pgd", packet.payload.ip, options,
-                       &tracking->last_ip, c);
+      DescribeIpPacket(packet.type == ppt_fup       ? "fup"
+                       : packet.type == ppt_tip     ? "tip"
+                       : packet.type == ppt_tip_pge ? "tip.pge"
+                                                    : "tip.pgd",
+                       packet.payload.ip, options, &tracking->last_ip, c);
       return;
     case ppt_tsc:
     case ppt_cbr:
