@@ -152,10 +152,15 @@ absl::Status CheckChunks(const std::string& path, const MappedFile& file,
 // Holds each segment's events until its turn, then hands them to the sink
 // (Decode() with jobs > 1). Events are kept in chunks of one batch that are
 // recycled, so that holding them costs neither reallocation nor fresh pages.
+// `unnumber`: the segments come from different decoders, whose block numbers
+// (kBlockDecoderId, the fast path's) would clash in one stream: blocks lose
+// them.
 class BufferingConsumer : public SegmentConsumer {
  public:
-  BufferingConsumer(EventSink& sink, size_t batch_size)
-      : sink_(sink), batch_size_(std::max<size_t>(batch_size, 1)) {}
+  BufferingConsumer(EventSink& sink, size_t batch_size, bool unnumber)
+      : sink_(sink),
+        batch_size_(std::max<size_t>(batch_size, 1)),
+        unnumber_(unnumber) {}
 
   std::unique_ptr<EventSink> StartSegment(uint32_t stream) override {
     return std::make_unique<Buffer>(this);
@@ -188,6 +193,14 @@ class BufferingConsumer : public SegmentConsumer {
         const size_t n =
             std::min(more.size(), owner->batch_size_ - chunk.size());
         chunk.insert(chunk.end(), more.begin(), more.begin() + n);
+        if (owner->unnumber_) {
+          for (auto e = chunk.end() - n; e != chunk.end(); ++e) {
+            if (IsDecoderNumbered(*e)) {
+              e->code &= ~kBlockDecoderId;
+              e->value = 0;
+            }
+          }
+        }
         more.remove_prefix(n);
       }
     }
@@ -211,6 +224,7 @@ class BufferingConsumer : public SegmentConsumer {
 
   EventSink& sink_;
   size_t batch_size_;
+  bool unnumber_;
   std::mutex mutex_;
   std::vector<std::vector<Event>> free_;
 };
@@ -292,10 +306,11 @@ absl::Status PtDecoder::DecodeFast(SegmentConsumer* consumer, EventSink* sink) {
 }
 
 absl::Status PtDecoder::Decode(EventSink& sink) {
-  if (run_.options.fast) return DecodeFast(nullptr, &sink);
   const int jobs = run_.options.jobs;
+  if (run_.options.fast && jobs <= 1) return DecodeFast(nullptr, &sink);
   if (jobs > 1) {
-    BufferingConsumer consumer(sink, run_.options.batch_size);
+    BufferingConsumer consumer(sink, run_.options.batch_size,
+                               /*unnumber=*/run_.options.fast);
     const size_t segment_bytes = run_.options.segment_bytes != 0
                                      ? run_.options.segment_bytes
                                      : kDecodeSegmentBytes;
@@ -354,12 +369,14 @@ std::string PtDecoder::EngineNote() const {
       fast.libipt_segments);
 }
 
-bool PtDecoder::SplitsStreams() const { return !run_.options.fast; }
+bool PtDecoder::SplitsStreams() const {
+  return !run_.options.fast || run_.options.jobs > 1;
+}
 
 absl::Status PtDecoder::DecodeSegments(SegmentConsumer& consumer) {
-  if (run_.options.fast) return DecodeFast(&consumer, nullptr);
   size_t segment_bytes = run_.options.segment_bytes;
   const int jobs = run_.options.jobs;
+  if (run_.options.fast && jobs <= 1) return DecodeFast(&consumer, nullptr);
   if (segment_bytes == 0) {
     uint64_t total = 0;
     for (const capture::BufferInfo& buffer : capture_.manifest().buffers) {
@@ -383,7 +400,10 @@ absl::Status PtDecoder::DecodeParallel(SegmentConsumer& consumer,
   options.segment_bytes = segment_bytes;
   options.window = window;
   options.batch_size = run_.options.batch_size;
-  segment_counts_ = DecodeInParallel(run_, inputs, options, consumer, &stats_);
+  options.fast = run_.options.fast;
+  *fast_stats_ = PtFastCountStats();
+  segment_counts_ = DecodeInParallel(run_, inputs, options, consumer, &stats_,
+                                     fast_stats_.get());
   return absl::OkStatus();
 }
 

@@ -93,9 +93,9 @@ struct PtDecoderOptions {
   std::shared_ptr<ImageFileCache> files;
   // Decode() and DecodeSegments() through the fast path (pt_fast_count.h:
   // the block-cache walker, libipt per segment where it gives up), with the
-  // events of libipt's sequential decoder. DecodeSegments() decodes up to
-  // `jobs` buffers at a time, each in one piece; Decode() one after the
-  // other.
+  // events of libipt's sequential decoder. With jobs > 1 the PSB segments
+  // are decoded in parallel as on the libipt path (pt_parallel.h), by the
+  // fast path's counter; with one job each buffer in one piece.
   bool fast = false;
 };
 
@@ -163,8 +163,8 @@ class PtDecoder : public TraceDecoder {
   const std::vector<StreamInfo>& streams() const override { return streams_; }
   absl::Status Decode(EventSink& sink) override;
   absl::Status DecodeSegments(SegmentConsumer& consumer) override;
-  // libipt splits a buffer at PSBs; the fast engine decodes each buffer in
-  // one piece.
+  // Buffers are split at PSBs, except on the fast engine with one job
+  // (then each buffer is one piece).
   bool SplitsStreams() const override;
   // ptdump's default listing.
   absl::Status ListPackets(PacketSink& sink) override;
@@ -197,8 +197,8 @@ class PtDecoder : public TraceDecoder {
                           std::vector<PtBufferInput>* inputs);
   absl::Status DecodeParallel(SegmentConsumer& consumer, size_t segment_bytes,
                               size_t window);
-  // Every buffer through the fast path, one after the other; each gets one
-  // segment of `consumer` (or `sink`).
+  // Every buffer through the fast path in one piece, one after the other
+  // (jobs = 1); each gets one segment of `consumer` (or `sink`).
   absl::Status DecodeFast(SegmentConsumer* consumer, EventSink* sink);
 
   const capture::Capture& capture_;

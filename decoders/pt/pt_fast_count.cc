@@ -31,7 +31,7 @@ class HandOverSink : public EventSink {
       std::function<bool(size_t index, uint64_t ip, uint64_t offset)>;
 
   HandOverSink(EventSink* destination, PtSegmentDecoder* decoder,
-               const std::vector<uint64_t>& psbs, uint64_t base, size_t min_psb,
+               absl::Span<const uint64_t> psbs, uint64_t base, size_t min_psb,
                AcceptFn accept)
       : destination_(destination),
         decoder_(decoder),
@@ -97,7 +97,7 @@ class HandOverSink : public EventSink {
 
   EventSink* destination_;
   PtSegmentDecoder* decoder_;
-  const std::vector<uint64_t>& psbs_;
+  absl::Span<const uint64_t> psbs_;
   uint64_t base_;
   size_t min_psb_;
   AcceptFn accept_;
@@ -123,16 +123,23 @@ PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index,
       memory_(*run.timeline, buffer_index, run.files),
       cache_(memory_),
       walker_(&cache_),
-      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)),
-      sink_(sink),
-      stream_(stream) {
+      libipt_(std::make_unique<PtSegmentDecoder>(run, buffer_index)) {
   walker_.Configure(run.config);
-  if (sink_ != nullptr) {
-    output_ =
-        std::make_unique<EventOutput>(sink_, stream_, run.options.batch_size);
-    walker_.set_records(&records_);
-    walker_.set_clock(&clock_);
-  }
+  if (sink != nullptr) BindSink(sink, stream);
+}
+
+void PtFastCounter::BindSink(EventSink* sink, uint32_t stream) {
+  sink_ = sink;
+  stream_ = stream;
+  output_ =
+      std::make_unique<EventOutput>(sink_, stream_, run_.options.batch_size);
+  walker_.set_records(&records_);
+  walker_.set_clock(&clock_);
+}
+
+void PtFastCounter::RequestStop() {
+  stop_ = true;
+  libipt_->RequestStop();
 }
 
 PtFastCounter::~PtFastCounter() = default;
@@ -156,7 +163,8 @@ const PsbState& PtFastCounter::StateOf(size_t index) {
   return *psb_states_[index];
 }
 
-std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
+std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing,
+                                               bool status) {
   const size_t n = psbs_.size();
   const uint64_t end = i + 1 < n ? psbs_[i + 1] : chunk_size_;
   const uint64_t changes_until = i + 2 < n ? psbs_[i + 2] : chunk_size_;
@@ -179,7 +187,7 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
       clock_broken_ = true;
       return std::nullopt;
     }
-    if (continuing && here.enabled) {
+    if (status && here.enabled) {
       // What libipt reports at a PSB its flow runs through: the execution
       // mode, bound to the FUP's instruction (pt_seam.h).
       FastWalker::Record& status = records_.emplace_back();
@@ -198,6 +206,7 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
     return std::nullopt;
   }
   // The flow of a continuing walk was followed in the old address space.
+  walked_to_ = std::max(walked_to_, chunk_base_ + psbs_[i]);
   if (memory_.AdvanceTo(chunk_base_ + psbs_[i]) && continuing) {
     return std::nullopt;
   }
@@ -209,6 +218,7 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing) {
   if (count) {
     ++fast_stats_.fast_segments;
     fast_stats_.fast_bytes += end - psbs_[i];
+    Tally(i, /*fast=*/true, end - psbs_[i]);
     if (next != nullptr) clock_psb_ = i + 1;
   } else if (events) {
     clock_ = clock;
@@ -326,6 +336,7 @@ bool PtFastCounter::RestartKeepsClock(size_t index) {
 size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
                                        uint64_t file_offset, size_t first,
                                        bool replay, StreamStats* stats) {
+  if (stop_) return psbs_.size();
   NullEventSink discard;
   if (output_) output_->Drain();
   // A replay decodes the chunk up to psbs[first] once more: within a budget
@@ -338,6 +349,9 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
   }
   SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
                        stats);
+  if (segment_run_) {
+    output.ForwardErrorsTo(&gap_errors_, &other_errors_, &other_bytes_lost_);
+  }
   // The fast path takes over only where it can walk the next segment: a
   // segment it gives up on is decoded by this run as a sequential decode
   // would, rather than by a new run starting at its PSB.
@@ -365,7 +379,8 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
           return false;
         }
         const FastWalkState before = SaveWalkState();
-        handed_over_count_ = TryWalk(index, /*continuing=*/false);
+        handed_over_count_ =
+            TryWalk(index, /*continuing=*/false, /*status=*/false);
         if (handed_over_count_ && index + 1 < psbs_.size() &&
             !walker_.enabled()) {
           // The walk ends at a PSB with tracing off, where libipt could not
@@ -389,7 +404,7 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
   job.size = size;
   job.base = file_offset;
   job.start = psbs_[replay ? 0 : first];
-  if (sink_ != nullptr && first == 0) {
+  if (sink_ != nullptr && first == 0 && !segment_start_) {
     // The chunk's start is libipt's: lost data, the first sync.
     job.start = 0;
     job.data_lost_before = data_lost_before_;
@@ -413,16 +428,63 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
                                uint64_t file_offset, bool data_lost_before,
                                StreamStats* stats) {
   stats->trace_bytes += size;
-  psbs_.clear();
+  own_psbs_.clear();
   for (uint64_t from = 0;;) {
     const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
     if (!psb) break;
-    psbs_.push_back(*psb);
+    own_psbs_.push_back(*psb);
     from = *psb + 1;
   }
+  psbs_ = own_psbs_;
+  fast_stats_.segments += psbs_.size();
+  Run(data, size, file_offset, data_lost_before, /*segment_start=*/false,
+      stats);
+}
+
+void PtFastCounter::DecodeSegment(const PtDecodeJob& job,
+                                  absl::Span<const uint64_t> psbs,
+                                  EventSink* sink, uint32_t stream) {
+  BindSink(sink, stream);  // a fresh output: nothing held from a run before
+  if (prompt_from_ == 0) output_->set_batch_size(1);
+  stop_ = false;
+  gap_errors_.clear();
+  other_errors_.clear();
+  other_bytes_lost_ = 0;
+  // The memory image only moves forward: a segment before the last one
+  // walked starts from the beginning of the timeline again.
+  if (job.base + job.start < walked_to_) {
+    memory_.Rewind();
+    walked_to_ = 0;
+  }
+  psbs_ = psbs;
+  tally_.clear();
+  segment_run_ = true;
+  StreamStats scratch;  // the sink counts what it keeps
+  Run(job.data, job.size, job.base, job.data_lost_before,
+      /*segment_start=*/job.start != 0, &scratch);
+  segment_run_ = false;
+}
+
+PtFastCountStats PtFastCounter::TallyBefore(uint64_t stop) const {
+  PtFastCountStats stats;
+  for (const SegmentTally& segment : tally_) {
+    if (segment.psb >= stop) break;
+    if (segment.fast) {
+      ++stats.fast_segments;
+      stats.fast_bytes += segment.fast_bytes;
+    } else {
+      ++stats.libipt_segments;
+    }
+  }
+  return stats;
+}
+
+void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
+                        bool data_lost_before, bool segment_start,
+                        StreamStats* stats) {
   psb_states_.assign(psbs_.size(), std::nullopt);
   const size_t n = psbs_.size();
-  fast_stats_.segments += n;
+  segment_start_ = segment_start;
 
   chunk_size_ = size;
   chunk_base_ = file_offset;
@@ -435,7 +497,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   // What comes before the first PSB (all of it without one) is libipt's:
   // the lost-data gap and the bytes before the first sync point. In event
   // mode libipt starts the chunk (DecodeWithLibipt from 0).
-  if (sink_ == nullptr || n == 0) {
+  if ((sink_ == nullptr || n == 0) && !segment_start) {
     NullEventSink discard;
     SegmentOutput output(&discard, libipt_.get(), stats);
     PtDecodeJob job;
@@ -460,15 +522,20 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
   // Whether the walker stands at psbs_[i] with the flow of the segment
   // before it (else it starts over there).
   bool walking = false;
-  for (size_t i = 0; i < n;) {
+  for (size_t i = 0; i < n && !stop_;) {
     if (output_ && !held_) {
       held_.emplace();
       held_->first = i;
       held_->walking = walking;
       held_->before = SaveWalkState();
     }
+    // A chunk's start is libipt's in event mode; a segment's is the walker's
+    // (when it can), reporting what a walk coming from before reports.
+    const bool status = walking || (segment_start && i == 0);
     if (const std::optional<uint64_t> count =
-            sink_ != nullptr && i == 0 ? std::nullopt : TryWalk(i, walking)) {
+            sink_ != nullptr && i == 0 && !segment_start
+                ? std::nullopt
+                : TryWalk(i, walking, status)) {
       walking = true;
       ++i;
       if (!output_) {
@@ -515,6 +582,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
     const size_t resume =
         DecodeWithLibipt(data, size, file_offset, i, replay, stats);
     fast_stats_.libipt_segments += resume - i;
+    for (size_t k = i; k < resume; ++k) Tally(k, /*fast=*/false, 0);
     if (resume < n) {
       // The walker took segment `resume` over (its trial walk).
       stats->instructions += *handed_over_count_;

@@ -15,15 +15,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "decoders/decoder.h"
 #include "decoders/memory_image.h"
 #include "decoders/pt/pt_block_cache.h"
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_fast_walker.h"
+#include "decoders/pt/pt_seam.h"
 
 namespace hwt::pt {
 
@@ -38,6 +41,7 @@ struct PtFastCountStats {
 
 class PtSegmentDecoder;
 class EventOutput;
+struct PtDecodeJob;
 
 // PtFastCounter, event mode: what walks change besides their records and
 // counts (the clock and where it stands, the statistics), saved before walks
@@ -47,6 +51,7 @@ struct FastWalkState {
   size_t clock_psb = 0;
   bool clock_broken = false;
   PtFastCountStats fast_stats;
+  size_t tally_size = 0;
 };
 
 // PtFastCounter, event mode: walked segments whose records are held back
@@ -85,11 +90,19 @@ struct HeldFastWalks {
 // the walker's segments are those of the packet being followed; they fall
 // in the same span between address-space changes as libipt's (segments
 // with a change are libipt's), which is all the analysis reads from them.
-class PtFastCounter {
+//
+// Parallel decoding (pt_parallel.h) runs it on PSB segments of a chunk
+// (DecodeSegment), like libipt's segment decoder: a run that starts at a
+// PSB in the middle of a chunk starts there as a walk restarted at the PSB
+// (libipt's when the walker gives up on it), reporting the execution-mode
+// status that a walk coming from before reports there, with a clock that
+// starts at that PSB, as a libipt run started there has it. The seam with
+// the run coming from before (pt_seam.h) is where the two agree.
+class PtFastCounter : public SeamControl {
  public:
   PtFastCounter(const PtRunContext& run, size_t buffer_index,
                 EventSink* sink = nullptr, uint32_t stream = 0);
-  ~PtFastCounter();
+  ~PtFastCounter() override;
   PtFastCounter(const PtFastCounter&) = delete;
   PtFastCounter& operator=(const PtFastCounter&) = delete;
 
@@ -97,9 +110,42 @@ class PtFastCounter {
   void CountChunk(const uint8_t* data, size_t size, uint64_t file_offset,
                   bool data_lost_before, StreamStats* stats);
 
+  // Event mode, one segment of a parallel decode: decodes `job`'s chunk from
+  // job.start (0 or a PSB) to its end into `sink` (as stream `stream`), or
+  // until RequestStop(). `psbs`: the chunk's PSB offsets from job.start on
+  // (the chunk's first PSB on when job.start is 0). The statistics are those
+  // the sink (a SegmentOutput) counts from the events it keeps; the errors
+  // of libipt's stretches reach it through gap_errors() and other_errors().
+  void DecodeSegment(const PtDecodeJob& job, absl::Span<const uint64_t> psbs,
+                     EventSink* sink, uint32_t stream);
+
   const PtFastCountStats& fast_stats() const { return fast_stats_; }
+  // After DecodeSegment: the fast path's figures for the segments whose PSB
+  // lies before file offset `stop` (where the run's output was cut at the
+  // seam), without `segments` (the caller knows the plan).
+  PtFastCountStats TallyBefore(uint64_t stop) const;
+
+  // SeamControl (DecodeSegment).
+  void RequestStop() override;
+  // Only 0 matters (events one by one from the start: a head, pt_seam.h);
+  // a seam further on is found when the walker's batch is delivered.
+  void set_prompt_from(uint64_t offset) override { prompt_from_ = offset; }
+  std::deque<std::optional<DecodeErrorInfo>>& gap_errors() override {
+    return gap_errors_;
+  }
+  std::vector<DecodeErrorInfo>& other_errors() override {
+    return other_errors_;
+  }
+  uint64_t other_bytes_lost() const override { return other_bytes_lost_; }
 
  private:
+  // Event mode from now on, into `sink`.
+  void BindSink(EventSink* sink, uint32_t stream);
+  // Counts (and in event mode decodes) the chunk with the PSBs in psbs_.
+  // `segment_start`: the run starts at psbs_[0], a PSB in the middle of the
+  // chunk (DecodeSegment).
+  void Run(const uint8_t* data, size_t size, uint64_t file_offset,
+           bool data_lost_before, bool segment_start, StreamStats* stats);
   // Decodes with libipt from the PSB psbs[first] until the flow reaches the
   // FUP of a later PSB whose segment the walker takes; returns the index of
   // that PSB (psbs.size() when libipt went to the end of the chunk).
@@ -127,18 +173,26 @@ class PtFastCounter {
 
   const PsbState& StateOf(size_t index);
   FastWalkState SaveWalkState() const {
-    return {clock_, clock_psb_, clock_broken_, fast_stats_};
+    return {clock_, clock_psb_, clock_broken_, fast_stats_, tally_.size()};
   }
   void RestoreWalkState(const FastWalkState& state) {
     clock_ = state.clock;
     clock_psb_ = state.clock_psb;
     clock_broken_ = state.clock_broken;
     fast_stats_ = state.fast_stats;
+    tally_.resize(state.tally_size);
+  }
+  // DecodeSegment: which way segment `i` went.
+  void Tally(size_t i, bool fast, uint64_t fast_bytes) {
+    if (segment_run_) {
+      tally_.push_back({chunk_base_ + psbs_[i], fast_bytes, fast});
+    }
   }
   // Walks segment `i` of the current chunk: after segment i - 1 when
   // `continuing`, else from a restart at its PSB. The count, or nullopt when
-  // the segment is libipt's.
-  std::optional<uint64_t> TryWalk(size_t i, bool continuing);
+  // the segment is libipt's. `status` (event mode): the walk reports the
+  // PSB+'s execution mode first, as a walk coming from before does.
+  std::optional<uint64_t> TryWalk(size_t i, bool continuing, bool status);
   // Event mode: delivers the records of the last successful walk.
   void Deliver(bool chunk_end);
 
@@ -155,8 +209,10 @@ class PtFastCounter {
   FastWalker walker_;
   std::unique_ptr<PtSegmentDecoder> libipt_;
   PtFastCountStats fast_stats_;
-  // Per chunk: PSB offsets and their PSB+ (read when first needed).
-  std::vector<uint64_t> psbs_;
+  // Per chunk: PSB offsets and their PSB+ (read when first needed). psbs_
+  // views own_psbs_ (CountChunk) or the caller's (DecodeSegment).
+  std::vector<uint64_t> own_psbs_;
+  absl::Span<const uint64_t> psbs_;
   std::vector<std::optional<PsbState>> psb_states_;
   std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
   uint64_t chunk_size_ = 0;
@@ -179,6 +235,21 @@ class PtFastCounter {
   std::vector<FastWalker::Record> records_;
   uint64_t fast_blocks_ = 0;           // blocks delivered from the walker
   std::optional<HeldFastWalks> held_;  // see HeldFastWalks
+  // DecodeSegment.
+  bool segment_run_ = false;    // in DecodeSegment
+  bool segment_start_ = false;  // the run started at a PSB mid-chunk
+  bool stop_ = false;
+  uint64_t prompt_from_ = ~uint64_t{0};
+  uint64_t walked_to_ = 0;  // furthest position the memory image was moved to
+  std::deque<std::optional<DecodeErrorInfo>> gap_errors_;
+  std::vector<DecodeErrorInfo> other_errors_;
+  uint64_t other_bytes_lost_ = 0;
+  struct SegmentTally {
+    uint64_t psb = 0;  // file offset
+    uint64_t fast_bytes = 0;
+    bool fast = false;
+  };
+  std::vector<SegmentTally> tally_;  // the run's segments, in order
 };
 
 }  // namespace hwt::pt

@@ -11,6 +11,7 @@
 
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_segment_decoder.h"
+#include "decoders/pt/pt_sync.h"
 
 namespace hwt::pt {
 namespace {
@@ -20,8 +21,11 @@ struct ChunkPlan {
   uint32_t stream = 0;
   size_t chunk = 0;
   std::vector<uint64_t> starts;  // file offsets of the segment starts
-  size_t end_task = 0;           // first task after this chunk's tasks
-  size_t stream_end_task = 0;    // first task after this stream's tasks
+  // options.fast: every PSB of the chunk (chunk-relative offsets), which the
+  // fast path's counter needs from a segment's start on.
+  std::vector<uint64_t> psbs;
+  size_t end_task = 0;         // first task after this chunk's tasks
+  size_t stream_end_task = 0;  // first task after this stream's tasks
 };
 
 // One segment: starts[index] of its chunk plan. The segment starts after it
@@ -37,6 +41,7 @@ struct Result {
   StreamStats stats;
   // Index into the starts after the task's own (see Task).
   std::optional<size_t> stitched_to;
+  PtFastCountStats fast;  // options.fast: the fast path's figures
 };
 
 enum class State { kWaiting, kRunning, kDone, kCommitted, kDropped };
@@ -46,18 +51,22 @@ struct WorkerDecoders {
   size_t buffer = ~size_t{0};
   std::unique_ptr<PtSegmentDecoder> main;
   std::unique_ptr<PtSegmentDecoder> head;
+  // options.fast.
+  std::unique_ptr<PtFastCounter> fast_main;
+  std::unique_ptr<PtFastCounter> fast_head;
 };
 
 class Scheduler {
  public:
   Scheduler(const PtRunContext& run, const std::vector<PtBufferInput>& buffers,
             const PtParallelOptions& options, SegmentConsumer& consumer,
-            std::vector<StreamStats>* stats)
+            std::vector<StreamStats>* stats, PtFastCountStats* fast_stats)
       : run_(run),
         buffers_(buffers),
         options_(options),
         consumer_(consumer),
-        stats_(stats) {
+        stats_(stats),
+        fast_stats_(fast_stats) {
     Plan();
   }
 
@@ -94,6 +103,8 @@ class Scheduler {
         plan.starts = PlanSegments(buffers_[b].data + chunk.offset, chunk.size,
                                    options_.segment_bytes);
         for (uint64_t& start : plan.starts) start += chunk.offset;
+        if (options_.fast)
+          FindPsbs(buffers_[b].data + chunk.offset, chunk.size, &plan.psbs);
         for (size_t i = 0; i < plan.starts.size(); ++i) {
           tasks_.push_back(Task{plans_.size(), i});
         }
@@ -108,6 +119,16 @@ class Scheduler {
     parallel_stats_.segments = tasks_.size();
     state_.assign(tasks_.size(), State::kWaiting);
     results_.resize(tasks_.size());
+  }
+
+  void FindPsbs(const uint8_t* data, size_t size, std::vector<uint64_t>* psbs) {
+    for (uint64_t from = 0;;) {
+      const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
+      if (!psb) break;
+      psbs->push_back(*psb);
+      from = *psb + 1;
+    }
+    if (fast_stats_ != nullptr) fast_stats_->segments += psbs->size();
   }
 
   // The oldest task not yet committed or dropped.
@@ -156,6 +177,15 @@ class Scheduler {
       results_[t] = std::move(result);
       CommitReady(lock);
     }
+    MergeFastStats(decoders);
+  }
+
+  // Adds the blocks the worker's fast-path counter cached to fast_stats_
+  // (under the lock; the segment figures come with the committed results).
+  void MergeFastStats(const WorkerDecoders& decoders) {
+    if (fast_stats_ == nullptr || decoders.fast_main == nullptr) return;
+    fast_stats_->blocks_cached +=
+        decoders.fast_main->fast_stats().blocks_cached;
   }
 
   Result RunTask(size_t t, WorkerDecoders& decoders) {
@@ -164,10 +194,21 @@ class Scheduler {
     const PtBufferInput& buffer = buffers_[plan.stream];
     const capture::BufferChunk& chunk = buffer.chunks[plan.chunk];
     if (decoders.buffer != plan.stream) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        MergeFastStats(decoders);
+      }
+      decoders = WorkerDecoders();
       decoders.buffer = plan.stream;
       decoders.main = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
       decoders.head = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
+      if (options_.fast) {
+        decoders.fast_main = std::make_unique<PtFastCounter>(run_, plan.stream);
+        decoders.fast_head = std::make_unique<PtFastCounter>(run_, plan.stream);
+      }
     }
+    // A chunk without a PSB is libipt's on the fast path too.
+    const bool fast = options_.fast && !plan.psbs.empty();
     PtDecodeJob job;
     job.data = buffer.data + chunk.offset;
     job.size = chunk.size;
@@ -175,9 +216,23 @@ class Scheduler {
     job.data_lost_before = chunk.data_lost_before;
     job.start = plan.starts[task.index] - chunk.offset;
 
+    // The chunk's PSBs from `start` on (all of them from the chunk's start).
+    auto psbs_from = [&plan](uint64_t start) {
+      const auto from =
+          std::lower_bound(plan.psbs.begin(), plan.psbs.end(), start);
+      return absl::MakeConstSpan(plan.psbs).subspan(
+          static_cast<size_t>(from - plan.psbs.begin()));
+    };
+    SeamControl* main = decoders.main.get();
+    SeamControl* head = decoders.head.get();
+    if (fast) {
+      main = decoders.fast_main.get();
+      head = decoders.fast_head.get();
+    }
+
     Result result;
     result.sink = consumer_.StartSegment(plan.stream);
-    SegmentOutput output(result.sink.get(), decoders.main.get(), &result.stats);
+    SegmentOutput output(result.sink.get(), main, &result.stats);
     const absl::Span<const uint64_t> later =
         absl::MakeConstSpan(plan.starts).subspan(task.index + 1);
     // Heads are decoded when the run reaches their boundary: usually only
@@ -188,16 +243,30 @@ class Scheduler {
       if (inserted) {
         PtDecodeJob head_job = job;
         head_job.start = later[index] - chunk.offset;
-        HeadCollector collector(&it->second, decoders.head.get());
-        decoders.head->set_prompt_from(0);
-        decoders.head->Decode(head_job, &collector, plan.stream,
-                              options_.batch_size);
+        HeadCollector collector(&it->second, head);
+        head->set_prompt_from(0);
+        if (fast) {
+          decoders.fast_head->DecodeSegment(head_job, psbs_from(head_job.start),
+                                            &collector, plan.stream);
+        } else {
+          decoders.head->Decode(head_job, &collector, plan.stream,
+                                options_.batch_size);
+        }
       }
       return it->second;
     });
-    decoders.main->Decode(job, &output, plan.stream, options_.batch_size);
+    if (fast) {
+      decoders.fast_main->DecodeSegment(job, psbs_from(job.start), &output,
+                                        plan.stream);
+    } else {
+      decoders.main->Decode(job, &output, plan.stream, options_.batch_size);
+    }
     output.Finish();
     result.stitched_to = output.stitched_to();
+    if (fast) {
+      result.fast = decoders.fast_main->TallyBefore(
+          result.stitched_to ? later[*result.stitched_to] : ~uint64_t{0});
+    }
     return result;
   }
 
@@ -226,6 +295,7 @@ class Scheduler {
       }
       cursor_[b] = next;
       const bool stream_end = next >= plan.stream_end_task;
+      if (fast_stats_ != nullptr) fast_stats_->Merge(result.fast);
       lock.unlock();
       (*stats_)[b].Merge(result.stats);
       consumer_.CommitSegment(plan.stream, std::move(result.sink));
@@ -242,6 +312,7 @@ class Scheduler {
   const PtParallelOptions& options_;
   SegmentConsumer& consumer_;
   std::vector<StreamStats>* stats_;
+  PtFastCountStats* fast_stats_;
 
   std::vector<ChunkPlan> plans_;
   std::vector<Task> tasks_;
@@ -262,8 +333,9 @@ PtParallelStats DecodeInParallel(const PtRunContext& run,
                                  const std::vector<PtBufferInput>& buffers,
                                  const PtParallelOptions& options,
                                  SegmentConsumer& consumer,
-                                 std::vector<StreamStats>* stats) {
-  Scheduler scheduler(run, buffers, options, consumer, stats);
+                                 std::vector<StreamStats>* stats,
+                                 PtFastCountStats* fast_stats) {
+  Scheduler scheduler(run, buffers, options, consumer, stats, fast_stats);
   scheduler.Run();
   return scheduler.parallel_stats();
 }

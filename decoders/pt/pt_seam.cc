@@ -32,8 +32,9 @@ bool SameEvent(const Event& a, const Event& b) {
   return a.kind == b.kind && a.branch == b.branch && a.isa == b.isa &&
          a.reason == b.reason && a.ninsn == b.ninsn && a.ip == b.ip &&
          a.last_ip == b.last_ip && a.next_ip == b.next_ip &&
-         a.offset == b.offset && a.time == b.time && a.value == b.value &&
-         a.code == b.code && a.region == b.region;
+         a.offset == b.offset && a.time == b.time &&
+         (a.value == b.value || IsDecoderNumbered(a)) && a.code == b.code &&
+         a.region == b.region;
 }
 
 std::optional<size_t> SeamFinder::Add(const Event& event) {
@@ -49,7 +50,7 @@ std::optional<size_t> SeamFinder::Add(const Event& event) {
   return std::nullopt;
 }
 
-SegmentOutput::SegmentOutput(EventSink* destination, PtSegmentDecoder* decoder,
+SegmentOutput::SegmentOutput(EventSink* destination, SeamControl* decoder,
                              StreamStats* stats)
     : destination_(destination), decoder_(decoder), stats_(stats) {}
 
@@ -147,9 +148,14 @@ void SegmentOutput::Deliver(const Event* events, size_t count) {
     } else if (e.kind == EventKind::kGap) {
       stats_->bytes_lost += e.value;
       if (!gap_errors.empty()) {
+        if (forward_gap_errors_ != nullptr) {
+          forward_gap_errors_->push_back(gap_errors.front());
+        }
         if (gap_errors.front())
           stats_->AddError(std::move(*gap_errors.front()));
         gap_errors.pop_front();
+      } else if (forward_gap_errors_ != nullptr) {
+        forward_gap_errors_->push_back(std::nullopt);
       }
     }
   }
@@ -163,10 +169,15 @@ void SegmentOutput::Finish() {
     FlushPending();
   }
   for (DecodeErrorInfo& error : decoder_->other_errors()) {
+    if (forward_other_errors_ != nullptr)
+      forward_other_errors_->push_back(error);
     stats_->AddError(std::move(error));
   }
   decoder_->other_errors().clear();
   stats_->bytes_lost += decoder_->other_bytes_lost();
+  if (forward_other_bytes_lost_ != nullptr) {
+    *forward_other_bytes_lost_ += decoder_->other_bytes_lost();
+  }
 }
 
 void HeadCollector::OnEvents(uint32_t stream, absl::Span<const Event> events) {

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -43,14 +44,37 @@
 
 namespace hwt::pt {
 
-class PtSegmentDecoder;
-
 inline constexpr size_t kSeamWindow = 16;
+
+// What a SegmentOutput or HeadCollector needs from the decode run that feeds
+// it: libipt's segment decoder (PtSegmentDecoder) or the fast path's counter
+// in event mode (PtFastCounter).
+class SeamControl {
+ public:
+  virtual ~SeamControl() = default;
+  // Stops the run soon: the sink may call it from OnEvents.
+  virtual void RequestStop() = 0;
+  // Trace offset (file offset) from which events should reach the sink one
+  // by one (the sink looks for a seam there); ~0 = never. A hint: the seam is
+  // found either way, only later.
+  virtual void set_prompt_from(uint64_t offset) = 0;
+  // One entry per kGap event delivered so far in this run, oldest first
+  // (nullopt for gaps that are not errors).
+  virtual std::deque<std::optional<DecodeErrorInfo>>& gap_errors() = 0;
+  // Errors without a gap event, and the bytes they lost.
+  virtual std::vector<DecodeErrorInfo>& other_errors() = 0;
+  virtual uint64_t other_bytes_lost() const = 0;
+};
 
 // A PSB+ status event that binds to no instruction.
 bool IsLeadingStatusEvent(const Event& event);
-// Equal in every field.
+// Equal in every field but the block number of a block the decoder numbered
+// (kBlockDecoderId: the fast path's), which is that decoder's own: the seam's
+// two sides come from different decoders.
 bool SameEvent(const Event& a, const Event& b);
+inline bool IsDecoderNumbered(const Event& e) {
+  return e.kind == EventKind::kBlock && (e.code & kBlockDecoderId) != 0;
+}
 
 // The first events a segment decoder delivers (at most kSeamWindow).
 struct SegmentHead {
@@ -83,7 +107,7 @@ class SegmentOutput : public EventSink {
  public:
   using HeadFn = std::function<const SegmentHead&(size_t boundary)>;
 
-  SegmentOutput(EventSink* destination, PtSegmentDecoder* decoder,
+  SegmentOutput(EventSink* destination, SeamControl* decoder,
                 StreamStats* stats);
 
   // File offsets of the segment boundaries after the run's start (PSBs where
@@ -100,6 +124,18 @@ class SegmentOutput : public EventSink {
   // stream, or nullopt when this run went to the end of the chunk.
   std::optional<size_t> stitched_to() const { return stitched_to_; }
 
+  // Also hands every error it counts on to `run` (gap errors in event order,
+  // other errors and their lost bytes at Finish()): a decode run inside
+  // another run (the fast path's libipt stretches) whose own SegmentOutput
+  // counts what the outer run delivers.
+  void ForwardErrorsTo(std::deque<std::optional<DecodeErrorInfo>>* gap_errors,
+                       std::vector<DecodeErrorInfo>* other_errors,
+                       uint64_t* other_bytes_lost) {
+    forward_gap_errors_ = gap_errors;
+    forward_other_errors_ = other_errors;
+    forward_other_bytes_lost_ = other_bytes_lost;
+  }
+
  private:
   void Process(const Event& event);
   void EnterBoundary(size_t index);
@@ -107,8 +143,11 @@ class SegmentOutput : public EventSink {
   void FlushPending();
 
   EventSink* destination_;
-  PtSegmentDecoder* decoder_;
+  SeamControl* decoder_;
   StreamStats* stats_;
+  std::deque<std::optional<DecodeErrorInfo>>* forward_gap_errors_ = nullptr;
+  std::vector<DecodeErrorInfo>* forward_other_errors_ = nullptr;
+  uint64_t* forward_other_bytes_lost_ = nullptr;
   uint32_t stream_ = 0;
   absl::Span<const uint64_t> boundaries_;
   HeadFn head_fn_;
@@ -124,13 +163,13 @@ class SegmentOutput : public EventSink {
 // decoder then.
 class HeadCollector : public EventSink {
  public:
-  HeadCollector(SegmentHead* head, PtSegmentDecoder* decoder)
+  HeadCollector(SegmentHead* head, SeamControl* decoder)
       : head_(head), decoder_(decoder) {}
   void OnEvents(uint32_t stream, absl::Span<const Event> events) override;
 
  private:
   SegmentHead* head_;
-  PtSegmentDecoder* decoder_;
+  SeamControl* decoder_;
 };
 
 // Segment starts for a chunk: 0, then the first PSB at or after every

@@ -35,6 +35,7 @@
 #include "decoders/memory_image.h"
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_event_output.h"
+#include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_sections.h"
 
 namespace hwt::pt {
@@ -51,10 +52,10 @@ struct PtDecodeJob {
   uint64_t start = 0;
 };
 
-class PtSegmentDecoder {
+class PtSegmentDecoder : public SeamControl {
  public:
   PtSegmentDecoder(const PtRunContext& run, size_t buffer_index);
-  ~PtSegmentDecoder();
+  ~PtSegmentDecoder() override;
   PtSegmentDecoder(const PtSegmentDecoder&) = delete;
   PtSegmentDecoder& operator=(const PtSegmentDecoder&) = delete;
 
@@ -65,10 +66,10 @@ class PtSegmentDecoder {
               size_t batch_size);
 
   // Checked between blocks: the sink may set it from OnEvents.
-  void RequestStop() { stop_ = true; }
+  void RequestStop() override { stop_ = true; }
   // Trace offset (file offset) from which events should reach the sink one
   // by one (the sink looks for a seam there); ~0 = never.
-  void set_prompt_from(uint64_t offset) {
+  void set_prompt_from(uint64_t offset) override {
     prompt_from_ = offset;
     if (prompt_ && out_) {
       prompt_ = false;
@@ -77,12 +78,14 @@ class PtSegmentDecoder {
   }
 
   // One entry per kGap event delivered so far in this run, oldest first.
-  std::deque<std::optional<DecodeErrorInfo>>& gap_errors() {
+  std::deque<std::optional<DecodeErrorInfo>>& gap_errors() override {
     return gap_errors_;
   }
   // Errors without a gap event (the decoder could not even be allocated).
-  std::vector<DecodeErrorInfo>& other_errors() { return other_errors_; }
-  uint64_t other_bytes_lost() const { return other_bytes_lost_; }
+  std::vector<DecodeErrorInfo>& other_errors() override {
+    return other_errors_;
+  }
+  uint64_t other_bytes_lost() const override { return other_bytes_lost_; }
 
  private:
   // The outcome of decoding from one sync point.
