@@ -182,7 +182,7 @@ TEST(OptionCliTest, DefaultsComeFromTheTable) {
   int code = -1;
   ASSERT_TRUE(cli.Parse(args.argc(), args.argv(), &code));
   EXPECT_EQ(flags.inputs, std::vector<std::string>{"in.hwt"});
-  EXPECT_EQ(flags.decoder, "auto");
+  EXPECT_EQ(flags.decoder, "fast");
   EXPECT_EQ(flags.rows, 20u);
   EXPECT_EQ(flags.jobs, 0);  // all usable cores
   EXPECT_EQ(flags.max_events, 5'000'000u);

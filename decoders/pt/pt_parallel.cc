@@ -12,6 +12,7 @@
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_segment_decoder.h"
 #include "decoders/pt/pt_sync.h"
+#include "decoders/pt/pt_trace_buffer.h"
 
 namespace hwt::pt {
 namespace {
@@ -100,8 +101,7 @@ class Scheduler {
         ChunkPlan plan;
         plan.stream = static_cast<uint32_t>(b);
         plan.chunk = c;
-        plan.starts = PlanSegments(buffers_[b].data + chunk.offset, chunk.size,
-                                   options_.segment_bytes);
+        plan.starts = PlanStarts(buffers_[b].data + chunk.offset, chunk.size);
         for (uint64_t& start : plan.starts) start += chunk.offset;
         if (options_.fast)
           FindPsbs(buffers_[b].data + chunk.offset, chunk.size, &plan.psbs);
@@ -129,6 +129,47 @@ class Scheduler {
       from = *psb + 1;
     }
     if (fast_stats_ != nullptr) fast_stats_->segments += psbs->size();
+  }
+
+  // The segment starts of a chunk (relative offsets). The fast path's start
+  // only at PSBs with tracing on (a FUP in the PSB+): at a PSB with tracing
+  // off the run from before is in libipt's hands or holds its walks back
+  // (pt_fast_count.h), and reports what follows with libipt's trace
+  // offsets, which differ from those of the next segment's walker, so
+  // the seam would not be found.
+  std::vector<uint64_t> PlanStarts(const uint8_t* data, size_t size) {
+    if (!options_.fast || options_.segment_bytes == 0) {
+      return PlanSegments(data, size, options_.segment_bytes);
+    }
+    PtTraceBuffer buffer(data, size);
+    pt_config config = run_.config;
+    config.begin = buffer.begin();
+    config.end = buffer.end();
+    std::unique_ptr<pt_packet_decoder, void (*)(pt_packet_decoder*)> decoder(
+        pt_pkt_alloc_decoder(&config), pt_pkt_free_decoder);
+    if (decoder == nullptr) {
+      return PlanSegments(data, size, options_.segment_bytes);
+    }
+    return PlanSegments(
+        data, size, options_.segment_bytes,
+        [&decoder](uint64_t psb) { return TracingOnAt(decoder.get(), psb); });
+  }
+
+  // Whether the PSB+ at `psb` has a FUP.
+  static bool TracingOnAt(pt_packet_decoder* decoder, uint64_t psb) {
+    if (pt_pkt_sync_set(decoder, psb) < 0) return false;
+    pt_packet packet;
+    if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0 ||
+        packet.type != ppt_psb) {
+      return false;
+    }
+    // A PSB+ is a few dozen packets; a broken one is not looked through.
+    for (int i = 0; i < 256; ++i) {
+      if (pt_pkt_next(decoder, &packet, sizeof(packet)) < 0) return false;
+      if (packet.type == ppt_fup) return true;
+      if (packet.type == ppt_psbend || packet.type == ppt_psb) return false;
+    }
+    return false;
   }
 
   // The oldest task not yet committed or dropped.

@@ -188,14 +188,19 @@ void HeadCollector::OnEvents(uint32_t stream, absl::Span<const Event> events) {
   if (head_->events.size() >= kSeamWindow) decoder_->RequestStop();
 }
 
-std::vector<uint64_t> PlanSegments(const uint8_t* data, size_t size,
-                                   size_t target_bytes) {
+std::vector<uint64_t> PlanSegments(
+    const uint8_t* data, size_t size, size_t target_bytes,
+    const std::function<bool(uint64_t psb)>& usable) {
   std::vector<uint64_t> starts = {0};
   if (target_bytes == 0) return starts;
   uint64_t from = target_bytes;
   while (from < size) {
     const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
     if (!psb) break;
+    if (usable && !usable(*psb)) {
+      from = *psb + 1;
+      continue;
+    }
     starts.push_back(*psb);
     from = *psb + target_bytes;
   }

@@ -173,9 +173,11 @@ class HeadCollector : public EventSink {
 };
 
 // Segment starts for a chunk: 0, then the first PSB at or after every
-// further `target_bytes` (relative offsets, increasing).
-std::vector<uint64_t> PlanSegments(const uint8_t* data, size_t size,
-                                   size_t target_bytes);
+// further `target_bytes` (relative offsets, increasing) for which `usable`
+// (if given) holds.
+std::vector<uint64_t> PlanSegments(
+    const uint8_t* data, size_t size, size_t target_bytes,
+    const std::function<bool(uint64_t psb)>& usable = nullptr);
 
 }  // namespace hwt::pt
 

@@ -101,7 +101,7 @@ OptionTable<DecodeFlags> BuildTable() {
                 "block-cache walker, libipt where it gives up) or libipt; "
                 "auto is fast; the statistics are the same (listings always "
                 "decode with libipt, whose trace offsets they show)",
-        .default_value = "auto",
+        .default_value = "fast",
         .show_default = true,
         .choices = {"auto", "fast", "libipt"}},
        HWT_FIELD(decoder)},

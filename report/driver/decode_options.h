@@ -24,7 +24,7 @@ struct DecodeFlags {
   bool no_symbols = false;
   bool quiet = false;
   bool fast = false;
-  std::string decoder = "auto";  // --stats' PT engine
+  std::string decoder = "fast";  // --stats' PT engine
 };
 
 const OptionTable<DecodeFlags>& DecodeOptionTable();

@@ -300,10 +300,10 @@ std::vector<OptionRow<ReportFlags>> DecodeRows() {
        HWT_FIELD(jobs)},
       {{.names = "--decoder",
         .help = "PT flow engine: fast (the block-cache walker, libipt where "
-                "it gives up), libipt, or auto (fast with up to two workers, "
-                "libipt's parallel segments with more); the output is the "
+                "it gives up; buffers are split at PSBs across the workers) "
+                "or libipt (the reference); auto is fast; the output is the "
                 "same",
-        .default_value = "auto",
+        .default_value = "fast",
         .show_default = true,
         .choices = {"auto", "fast", "libipt"}},
        HWT_FIELD(decoder)},

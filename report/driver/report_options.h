@@ -50,7 +50,7 @@ struct ReportFlags {
   bool no_inline = false;
   bool no_demangle = false;
   int jobs = 0;                  // 0: all usable cores
-  std::string decoder = "auto";  // --decoder
+  std::string decoder = "fast";  // --decoder
   bool fast = false;             // --fast: --decoder fast
   bool engine_stats = false;     // --stats
   size_t max_events = 5'000'000;

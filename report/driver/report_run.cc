@@ -23,16 +23,11 @@
 namespace hwt::report::driver {
 namespace {
 
-// The PT flow engine of --decoder. auto: the fast engine with up to two
-// workers. It decodes one buffer in one piece (several buffers at once),
-// while the libipt path splits a buffer into segments for its workers: on
-// two cores the fast engine alone is as fast on wall time with half the CPU
-// (docs/performance.md); with more cores libipt's segments can overtake it
-// until the fast engine splits buffers too.
+// The PT flow engine of --decoder. auto: the fast engine, which splits a
+// buffer at PSBs across its workers as the libipt path does, with the same
+// profile and less CPU (docs/performance.md).
 DecoderEngine ChooseDecoderEngine(const ReportFlags& options) {
-  const bool fast =
-      options.fast || options.decoder == "fast" ||
-      (options.decoder == "auto" && ResolveJobs(options.jobs) <= 2);
+  const bool fast = options.fast || options.decoder != "libipt";
   return fast ? DecoderEngine::kFast : DecoderEngine::kLibipt;
 }
 
