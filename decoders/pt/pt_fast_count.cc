@@ -498,8 +498,11 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
   // the lost-data gap and the bytes before the first sync point. In event
   // mode libipt starts the chunk (DecodeWithLibipt from 0).
   if ((sink_ == nullptr || n == 0) && !segment_start) {
+    // Without a PSB the chunk is libipt's whole: in event mode its events
+    // (the gap of the bytes it could not sync in) go to the sink.
     NullEventSink discard;
-    SegmentOutput output(&discard, libipt_.get(), stats);
+    SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
+                         stats);
     PtDecodeJob job;
     job.data = data;
     job.size = n > 0 ? psbs_[0] : size;
