@@ -5,8 +5,9 @@
 // M instructions/s, instructions per trace byte, peak memory and the speed
 // ratio against the baseline. Parallel results are checked against jobs 1
 // (the folded stacks must be byte-identical) and the program fails on a
-// mismatch. Also CoreSight: our decoder against OpenCSD's trc_pkt_lister on
-// a snapshot.
+// mismatch. Also CoreSight: on a snapshot, the bare OpenCSD library decode
+// (baseline) and on the same data our decode and profile, and OpenCSD's
+// trc_pkt_lister as a process.
 //
 //   hwt_bench [--data DIR] [--synthetic-mib N]... [--capture PATH]...
 //             [--coresight SNAPSHOT_DIR] [--reps N] [--jobs N] [--only TEXT]
@@ -34,6 +35,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/threads.h"
+#include "bench/bare_opencsd.h"
 #include "bench/bench_pipeline.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
@@ -469,6 +471,9 @@ std::optional<double> TimeCommand(const std::vector<std::string>& argv) {
   return WallSeconds() - start;
 }
 
+// CoreSight: the bare OpenCSD decode (baseline, bare_opencsd.h), then on
+// the same data in the same process hwt-decode --stats and hwt-report
+// --folded (jobs 1 and N), and OpenCSD's trc_pkt_lister as a process.
 void RunCoreSight(const Settings& settings) {
   auto capture =
       capture::OpenCapture(settings.coresight, capture::InputOptions());
@@ -484,49 +489,120 @@ void RunCoreSight(const Settings& settings) {
   uint64_t bytes = 0;
   for (const auto& buffer : (*capture)->manifest().buffers)
     bytes += buffer.size;
+  const int jobs =
+      settings.jobs > 0 ? settings.jobs : std::max(2, ResolveJobs(0));
   printf("\nCoreSight snapshot %s: %.2f MiB of trace\n",
          settings.coresight.c_str(), bytes / 1048576.0);
   PrintHeader();
-  std::optional<Measurement> lister;
-  {
-    Measurement m;
-    std::vector<double> walls;
-    for (int i = 0; i < settings.reps; ++i) {
-      const auto wall = TimeCommand(
-          {"trc_pkt_lister", "-ss_dir", settings.coresight, "-decode",
-           "-no_time_print", "-logfilename", "/dev/null"});
-      if (!wall) break;
-      walls.push_back(*wall);
+  BareOpenCsdResult bare_last;
+  const auto baseline =
+      Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+        auto result = BareOpenCsd(**capture, *timeline);
+        if (!result.ok()) {
+          Fail(std::string(result.status().message()));
+          return std::nullopt;
+        }
+        bare_last = *result;
+        return result->instructions;
+      });
+  if (!baseline) return;
+  PrintRow("bare OpenCSD C API (baseline)", *baseline, bytes, baseline->wall);
+  printf(
+      "  (%llu elements, %llu memory accessors, %llu overlapping ones "
+      "refused, %llu fatal responses)\n",
+      static_cast<unsigned long long>(bare_last.elements),
+      static_cast<unsigned long long>(bare_last.regions),
+      static_cast<unsigned long long>(bare_last.overlapping),
+      static_cast<unsigned long long>(bare_last.fatal));
+  auto check_count = [&](const std::string& name, uint64_t instructions) {
+    if (instructions != baseline->instructions) {
+      printf("  note: %s counts %llu instructions, bare OpenCSD %llu\n",
+             name.c_str(), static_cast<unsigned long long>(instructions),
+             static_cast<unsigned long long>(baseline->instructions));
     }
-    if (!walls.empty()) {
-      std::sort(walls.begin(), walls.end());
-      m.wall = walls.front();
-      m.wall_median = walls[walls.size() / 2];
-      lister = m;
-    } else {
-      printf("  trc_pkt_lister not available or failed: no reference time\n");
+  };
+  if (Wanted(settings, "stats")) {
+    DecoderOptions options;
+    options.jobs = 1;
+    const auto ours = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+      auto result = DecodeStats(**capture, *timeline, options);
+      if (!result.ok()) {
+        Fail(std::string(result.status().message()));
+        return std::nullopt;
+      }
+      return result->instructions;
+    });
+    if (ours) {
+      PrintRow("decode --stats, jobs 1", *ours, bytes, baseline->wall);
+      check_count("decode --stats", ours->instructions);
     }
   }
-  DecoderOptions options;
-  options.jobs = 1;
-  const auto ours = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
-    auto result = DecodeStats(**capture, *timeline, options);
-    if (!result.ok()) {
-      Fail(std::string(result.status().message()));
-      return std::nullopt;
+  if (Wanted(settings, "folded")) {
+    // hwt-report --folded as it runs on the snapshot: the symbolizer over
+    // the timeline's images names the frames and gives the functions.
+    std::vector<std::string> warnings;
+    auto symbols =
+        report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+    if (!symbols.ok()) {
+      Fail(std::string(symbols.status().message()));
+      return;
     }
-    return result->instructions;
-  });
-  if (lister) {
-    lister->instructions = ours ? ours->instructions : 0;
-    printf(
-        "  (trc_pkt_lister: wall time of the process, output to /dev/null;"
-        " its instruction count taken from ours)\n");
-    PrintRow("trc_pkt_lister -decode (baseline)", *lister, bytes, lister->wall);
+    report::SymbolizerResolver resolver(**symbols);
+    const report::FrameNamer namer = MakeNamer(symbols->get(), *timeline);
+    std::string folded_jobs1;
+    for (int j : {1, jobs}) {
+      analysis::CaptureProfileOptions options;
+      options.jobs = j;
+      options.hot_paths = false;  // as hwt-report --folded
+      std::string folded;
+      const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
+        auto result =
+            ProfileFolded(**capture, *timeline, resolver, namer, options);
+        if (!result.ok()) {
+          Fail(std::string(result.status().message()));
+          return std::nullopt;
+        }
+        folded = std::move(result->folded);
+        return result->instructions;
+      });
+      if (!m) break;
+      const std::string name = absl::StrFormat("report --folded, jobs %d", j);
+      PrintRow(name, *m, bytes, baseline->wall);
+      check_count(name, m->instructions);
+      if (j == 1) {
+        folded_jobs1 = folded;
+        printf("  folded stacks: %zu lines\n",
+               static_cast<size_t>(
+                   std::count(folded.begin(), folded.end(), '\n')));
+      } else if (folded != folded_jobs1) {
+        Fail(absl::StrFormat("%s: folded stacks of jobs %d differ from jobs 1",
+                             settings.coresight, j));
+      }
+      if (j == jobs) break;
+    }
   }
-  if (ours) {
-    PrintRow("hwt decode --stats", *ours, bytes, lister ? lister->wall : 0);
+  if (!Wanted(settings, "lister")) return;
+  Measurement lister;
+  std::vector<double> walls;
+  for (int i = 0; i < settings.reps; ++i) {
+    const auto wall =
+        TimeCommand({"trc_pkt_lister", "-ss_dir", settings.coresight, "-decode",
+                     "-no_time_print", "-logfilename", "/dev/null"});
+    if (!wall) break;
+    walls.push_back(*wall);
   }
+  if (walls.empty()) {
+    printf("  trc_pkt_lister not available or failed: no reference time\n");
+    return;
+  }
+  std::sort(walls.begin(), walls.end());
+  lister.wall = walls.front();
+  lister.wall_median = walls[walls.size() / 2];
+  lister.instructions = baseline->instructions;
+  PrintRow("trc_pkt_lister -decode (process)", lister, bytes, baseline->wall);
+  printf(
+      "  (trc_pkt_lister: wall time of the process, output to /dev/null;"
+      " its instruction count taken from the baseline)\n");
 }
 
 int Main(int argc, char** argv) {

@@ -1,7 +1,12 @@
 // Implementation of the decode fuzzing fixture; see decode_fixture.h.
 #include "fuzz/decode_fixture.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
+#include "analysis/capture_profile.h"
+#include "analysis/profile_text.h"
+#include "decoders/memory_image.h"
 #include "fuzz/fuzz_support.h"
 #include "report/listing/decode_stats.h"
 
@@ -69,7 +74,26 @@ class CheckingPacketSink : public PacketSink {
   uint64_t limit_;
 };
 
+// Line `line` (from 1) of `text`, or "(none)" past its end.
+std::string LineOf(const std::string& text, size_t line) {
+  size_t begin = 0;
+  for (size_t n = 1; n < line; ++n) {
+    begin = text.find('\n', begin);
+    if (begin == std::string::npos) return "(none)";
+    ++begin;
+  }
+  if (begin >= text.size()) return "(none)";
+  const size_t end = text.find('\n', begin);
+  return text.substr(begin, end == std::string::npos ? end : end - begin);
+}
+
 }  // namespace
+
+bool NoErrorButOverflows(const std::vector<StreamStats>& stats) {
+  return std::all_of(stats.begin(), stats.end(), [](const StreamStats& s) {
+    return s.errors == s.overflows;
+  });
+}
 
 void CheckStreamStats(const std::vector<StreamStats>& stats,
                       uint64_t input_size, bool deformatted, const char* what) {
@@ -120,6 +144,7 @@ DecodeFixture::DecodeFixture(std::unique_ptr<capture::Capture> base,
   CheckOk(timeline.status(), "BuildAddressSpaceTimeline");
   timeline_ = std::move(*timeline);
   trace_path_ = ScratchDir() + "/trace.bin";
+  files_ = std::make_shared<ImageFileCache>();
 }
 
 std::unique_ptr<capture::Capture> DecodeFixture::WithTrace(
@@ -135,9 +160,9 @@ std::unique_ptr<capture::Capture> DecodeFixture::WithTrace(
       base_->records(), base_->options(), std::nullopt);
 }
 
-void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
-                                   uint64_t input_size, bool deformatted,
-                                   const DecoderOptions& options) {
+std::vector<StreamStats> DecodeFixture::DecodeAndCheck(
+    const capture::Capture& capture, uint64_t input_size, bool deformatted,
+    const DecoderOptions& options) {
   std::vector<StreamStats> decoded;
   {
     auto decoder = CreateDecoder(capture, timeline_, options);
@@ -187,6 +212,47 @@ void DecodeFixture::DecodeAndCheck(const capture::Capture& capture,
     CheckStreamStats((*decoder)->stats(), input_size, deformatted,
                      "ListPackets");
   }
+  return decoded;
+}
+
+void DecodeFixture::CheckEnginesAgree(const capture::Capture& capture,
+                                      analysis::FunctionResolver& resolver) {
+  std::string text[2];
+  const DecoderEngine engines[2] = {DecoderEngine::kLibipt,
+                                    DecoderEngine::kFast};
+  for (int i = 0; i < 2; ++i) {
+    analysis::CaptureProfileOptions options;
+    options.jobs = 1;
+    options.engine = engines[i];
+    options.files = files_;
+    auto profile =
+        analysis::ProfileCapture(capture, timeline_, resolver, options);
+    CheckOk(profile.status(), i == 0 ? "ProfileCapture (libipt engine)"
+                                     : "ProfileCapture (fast engine)");
+    text[i] = analysis::ProfileToText(profile->profile);
+  }
+  if (text[0] == text[1]) return;
+  size_t line = 1;
+  const size_t n = std::min(text[0].size(), text[1].size());
+  for (size_t i = 0; i < n && text[0][i] == text[1][i]; ++i) {
+    if (text[0][i] == '\n') ++line;
+  }
+  // Both profiles whole when they are small (fuzz inputs mostly give small
+  // profiles), else the first line that differs.
+  std::string both;
+  if (text[0].size() + text[1].size() <= 64 * 1024) {
+    both = absl::StrFormat(
+        "\n--- profile through libipt:\n%s--- profile through the fast "
+        "engine:\n%s---",
+        text[0], text[1]);
+  }
+  Fail(absl::StrFormat(
+      "the profile built through the fast engine differs from the one built "
+      "through libipt on a trace decoded without errors (analysis::"
+      "ProfileToText, %u against %u bytes), first at line %u:\n  libipt: "
+      "%s\n  fast:   %s%s",
+      text[0].size(), text[1].size(), line, LineOf(text[0], line),
+      LineOf(text[1], line), both));
 }
 
 }  // namespace hwt::fuzz

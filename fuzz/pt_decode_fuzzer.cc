@@ -6,20 +6,28 @@
 // without timing, overflows and return compression.
 //
 // Checks (decode_fixture.h): no crash, no hang, Decode/ListPackets succeed,
-// offsets inside the buffer, trace_bytes == bytes_decoded + bytes_lost.
+// offsets inside the buffer, trace_bytes == bytes_decoded + bytes_lost; the
+// fast instruction count equals Decode()'s, and the profile built through
+// the fast engine equals the one built through libipt (analysis::
+// ProfileToText, byte for byte, with the program's functions as function
+// boundaries), on every input that decodes without an error but overflows.
 // An input whose last byte is 0x5a is also decoded as two chunks (split at
 // a point its first byte chooses, trace lost between them), as a wrapped
 // ring buffer is.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/function_resolver.h"
 #include "capture/bundle_writer.h"
 #include "capture/capture.h"
 #include "fuzz/decode_fixture.h"
 #include "fuzz/fuzz_support.h"
 #include "recorder/pt_encoder.h"
+#include "recorder/synthetic_capture.h"
 #include "recorder/synthetic_program.h"
 
 namespace {
@@ -31,7 +39,27 @@ using hwt::recorder::SyntheticExecutionOptions;
 using hwt::recorder::SyntheticProgram;
 using hwt::recorder::SyntheticProgramOptions;
 
+// Function boundaries: the synthetic program's functions (as hwt_bench
+// gives them), so that the profiles have real call stacks.
+class ProgramFunctions : public hwt::analysis::FunctionResolver {
+ public:
+  explicit ProgramFunctions(const SyntheticProgram& program)
+      : ranges_(hwt::recorder::SyntheticFunctions(program)) {}
+  std::optional<hwt::analysis::FunctionRange> FunctionAt(
+      uint32_t, uint64_t vaddr) override {
+    auto it = std::upper_bound(
+        ranges_.begin(), ranges_.end(), vaddr,
+        [](uint64_t v, const auto& range) { return v < range.start; });
+    if (it == ranges_.begin() || vaddr >= (--it)->end) return std::nullopt;
+    return hwt::analysis::FunctionRange{it->start, it->end};
+  }
+
+ private:
+  std::vector<hwt::recorder::SyntheticFunction> ranges_;  // sorted
+};
+
 hwt::fuzz::DecodeFixture* g_fixture = nullptr;
+ProgramFunctions* g_functions = nullptr;
 
 std::string Encode(const SyntheticProgram& program, PtEncoderOptions options,
                    uint64_t seed, uint64_t instructions,
@@ -99,6 +127,17 @@ void Initialize() {
   auto capture = hwt::capture::OpenCapture(bundle, {});
   hwt::fuzz::CheckOk(capture.status(), "OpenCapture");
   g_fixture = new hwt::fuzz::DecodeFixture(std::move(*capture), 0);
+  g_functions = new ProgramFunctions(program);
+}
+
+// The checks of decode_fixture.h, and the two engines' profiles where the
+// trace decoded without an error but overflows.
+void Check(const hwt::capture::Capture& capture, uint64_t size) {
+  const std::vector<hwt::StreamStats> stats =
+      g_fixture->DecodeAndCheck(capture, size, /*deformatted=*/false);
+  if (hwt::fuzz::NoErrorButOverflows(stats)) {
+    g_fixture->CheckEnginesAgree(capture, *g_functions);
+  }
 }
 
 }  // namespace
@@ -112,14 +151,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto bytes = absl::MakeConstSpan(data, size);
   {
     auto capture = g_fixture->WithTrace(bytes);
-    g_fixture->DecodeAndCheck(*capture, size, /*deformatted=*/false);
+    Check(*capture, size);
   }
   if (size > 32 && data[size - 1] == 0x5a) {
     const uint64_t split = 1 + (size - 2) * data[0] / 255;
     BufferChunk first{0, split, false, false, false};
     BufferChunk second{split, size - split, true, false, false};
     auto capture = g_fixture->WithTrace(bytes, {first, second});
-    g_fixture->DecodeAndCheck(*capture, size, /*deformatted=*/false);
+    Check(*capture, size);
   }
   return 0;
 }

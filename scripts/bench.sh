@@ -4,7 +4,8 @@
 # testdata/programs/hot.c), then prints per case MiB/s, M instructions/s,
 # instructions per trace byte, peak memory and the ratio against the
 # baseline run in the same process on the same data (bare libipt block
-# decoder for PT, trc_pkt_lister for CoreSight), and the SPE and
+# decoder for PT, the bare OpenCSD library decode for CoreSight, with
+# OpenCSD's trc_pkt_lister as a process beside it), and the SPE and
 # symbolizer benchmarks. The machine may be shared: every case is repeated
 # and runs under nice; compare best and median. --batch adds hwt-batch
 # (bench/batch_bench: run over 200 tiny and 8 large recordings, jobs 1 and
