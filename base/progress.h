@@ -23,6 +23,11 @@ class Progress {
     if (++calls_ % 1024 != 0 && done_bytes < total_) return;
     MaybeDraw(done_bytes);
   }
+  // The same for callers that report rarely (a finished piece of work): no
+  // call is skipped, only the drawing is limited to ten times a second.
+  void UpdateRarely(uint64_t done_bytes) {
+    if (enabled_) MaybeDraw(done_bytes);
+  }
   // Erases the line.
   void Finish();
 

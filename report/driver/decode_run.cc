@@ -3,6 +3,7 @@
 // records, or writes the statistics; see decode_run.h.
 #include "report/driver/decode_run.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "base/output.h"
 #include "base/progress.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "decoders/decoder.h"
 #include "decoders/progress_sink.h"
 #include "decoders/spe/decoder.h"
@@ -169,6 +171,54 @@ int RunFastCount(const Run& flags, const OpenedInput& input,
   return FinishStats(flags, summary, out);
 }
 
+// --stats with several workers on a decoder that splits streams: the
+// segments' events go nowhere (the decoder counts the statistics as it
+// decodes), so nothing is held back for its turn as Decode() would hold it.
+// Progress follows the committed segments.
+class DiscardingSegments : public SegmentConsumer {
+ public:
+  DiscardingSegments(const std::vector<StreamInfo>& streams,
+                     const std::vector<uint64_t>& buffer_sizes,
+                     Progress* progress)
+      : progress_(progress), done_(streams.size(), 0) {
+    for (const StreamInfo& stream : streams) {
+      sizes_.push_back(stream.buffer_index < buffer_sizes.size()
+                           ? buffer_sizes[stream.buffer_index]
+                           : 0);
+    }
+  }
+  std::unique_ptr<EventSink> StartSegment(uint32_t) override {
+    return std::make_unique<LastOffset>();
+  }
+  // Calls are serialised (SegmentConsumer).
+  void CommitSegment(uint32_t stream,
+                     std::unique_ptr<EventSink> segment) override {
+    Advance(stream, static_cast<LastOffset*>(segment.get())->offset);
+  }
+  void EndStream(uint32_t stream) override {
+    if (stream < sizes_.size()) Advance(stream, sizes_[stream]);
+  }
+
+ private:
+  struct LastOffset : public EventSink {
+    void OnEvents(uint32_t, absl::Span<const Event> events) override {
+      if (!events.empty()) offset = std::max(offset, events.back().offset);
+    }
+    uint64_t offset = 0;
+  };
+  void Advance(uint32_t stream, uint64_t offset) {
+    if (stream >= done_.size() || offset <= done_[stream]) return;
+    total_ += std::min(offset, sizes_[stream]) - done_[stream];
+    done_[stream] = std::min(offset, sizes_[stream]);
+    progress_->UpdateRarely(total_);
+  }
+
+  Progress* progress_;
+  std::vector<uint64_t> sizes_;
+  std::vector<uint64_t> done_;
+  uint64_t total_ = 0;
+};
+
 int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
   const auto& capture = *input.capture;
   DecoderOptions options;
@@ -232,11 +282,19 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
     }
     if (flags.fast) return RunFastCount(flags, input, **decoder, out);
     Progress progress("decoding", TotalTraceBytes(capture));
-    ProgressSink with_progress(
-        sink, streams, BufferSizes(capture),
-        [&progress](uint64_t done, uint64_t) { progress.Update(done); });
-    if (absl::Status s = (*decoder)->Decode(with_progress); !s.ok()) {
-      return Fail(kTool, s);
+    if (flags.mode == Mode::kStats && (*decoder)->SplitsStreams() &&
+        ResolveJobs(flags.jobs) > 1) {
+      DiscardingSegments segments(streams, BufferSizes(capture), &progress);
+      if (absl::Status s = (*decoder)->DecodeSegments(segments); !s.ok()) {
+        return Fail(kTool, s);
+      }
+    } else {
+      ProgressSink with_progress(
+          sink, streams, BufferSizes(capture),
+          [&progress](uint64_t done, uint64_t) { progress.Update(done); });
+      if (absl::Status s = (*decoder)->Decode(with_progress); !s.ok()) {
+        return Fail(kTool, s);
+      }
     }
     progress.Finish();
   }
