@@ -8,8 +8,10 @@
 
 #include "analysis/profile_text.h"
 #include "base/status_macros.h"
+#include "base/threads.h"
 #include "decoders/progress_sink.h"
 #include "decoders/pt/pt_decoder.h"
+#include "decoders/stats_decode.h"
 #include "report/common/symbol_names.h"
 #include "report/profile/symbolized_profile.h"
 #include "report/profile/symbolizer_symbols.h"
@@ -70,15 +72,13 @@ absl::StatusOr<DecodeResult> DecodeStats(
     const DecoderOptions& options) {
   HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
                        CreateDecoder(capture, timeline, options));
-  // As hwt-decode --stats: a null sink behind the progress sink.
+  // As hwt-decode --stats.
   std::vector<uint64_t> sizes;
   for (const auto& buffer : capture.manifest().buffers) {
     sizes.push_back(buffer.size);
   }
-  NullEventSink null_sink;
-  ProgressSink sink(&null_sink, decoder->streams(), sizes,
-                    [](uint64_t, uint64_t) {});
-  HWT_RETURN_IF_ERROR(decoder->Decode(sink));
+  HWT_RETURN_IF_ERROR(DecodeForStats(*decoder, ResolveJobs(options.jobs), sizes,
+                                     [](uint64_t, uint64_t) {}));
   DecodeResult result;
   result.stats = decoder->stats();
   for (const StreamStats& stats : result.stats) {

@@ -257,12 +257,14 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     check_count(name, m->instructions);
     if (j == jobs) break;
   }
-  if (Wanted(settings, "stats")) {
-    // Every event on the fast engine, into a null sink: what hwt-decode
-    // --stats costs when the fast engine decodes.
-    const std::string name = "decode --stats, fast engine";
+  for (int j : {1, jobs}) {
+    // Every event on the fast engine, into nothing: what hwt-decode --stats
+    // costs (its default engine).
+    if (!Wanted(settings, "stats")) break;
+    const std::string name =
+        absl::StrFormat("decode --stats, jobs %d, fast engine", j);
     DecoderOptions options;
-    options.jobs = 1;
+    options.jobs = j;
     options.engine = DecoderEngine::kFast;
     const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
       auto result = DecodeStats(*input.capture, *input.timeline, options);
@@ -276,6 +278,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
       PrintRow(name, *m, bytes, baseline->wall);
       check_count(name, m->instructions);
     }
+    if (j == jobs) break;
   }
   if (Wanted(settings, "fast")) {
     const std::string name = "decode --stats --fast";

@@ -18,6 +18,7 @@
 #include "decoders/spe/listing.h"
 #include "decoders/spe/midr.h"
 #include "decoders/spe/trace_decoder.h"
+#include "decoders/stats_decode.h"
 #include "report/common/symbol_names.h"
 #include "report/listing/decode_listing.h"
 #include "report/listing/decode_stats.h"
@@ -171,53 +172,14 @@ int RunFastCount(const Run& flags, const OpenedInput& input,
   return FinishStats(flags, summary, out);
 }
 
-// --stats with several workers on a decoder that splits streams: the
-// segments' events go nowhere (the decoder counts the statistics as it
-// decodes), so nothing is held back for its turn as Decode() would hold it.
-// Progress follows the committed segments.
-class DiscardingSegments : public SegmentConsumer {
- public:
-  DiscardingSegments(const std::vector<StreamInfo>& streams,
-                     const std::vector<uint64_t>& buffer_sizes,
-                     Progress* progress)
-      : progress_(progress), done_(streams.size(), 0) {
-    for (const StreamInfo& stream : streams) {
-      sizes_.push_back(stream.buffer_index < buffer_sizes.size()
-                           ? buffer_sizes[stream.buffer_index]
-                           : 0);
-    }
-  }
-  std::unique_ptr<EventSink> StartSegment(uint32_t) override {
-    return std::make_unique<LastOffset>();
-  }
-  // Calls are serialised (SegmentConsumer).
-  void CommitSegment(uint32_t stream,
-                     std::unique_ptr<EventSink> segment) override {
-    Advance(stream, static_cast<LastOffset*>(segment.get())->offset);
-  }
-  void EndStream(uint32_t stream) override {
-    if (stream < sizes_.size()) Advance(stream, sizes_[stream]);
-  }
-
- private:
-  struct LastOffset : public EventSink {
-    void OnEvents(uint32_t, absl::Span<const Event> events) override {
-      if (!events.empty()) offset = std::max(offset, events.back().offset);
-    }
-    uint64_t offset = 0;
-  };
-  void Advance(uint32_t stream, uint64_t offset) {
-    if (stream >= done_.size() || offset <= done_[stream]) return;
-    total_ += std::min(offset, sizes_[stream]) - done_[stream];
-    done_[stream] = std::min(offset, sizes_[stream]);
-    progress_->UpdateRarely(total_);
-  }
-
-  Progress* progress_;
-  std::vector<uint64_t> sizes_;
-  std::vector<uint64_t> done_;
-  uint64_t total_ = 0;
-};
+// Decodes into `sink` (a listing) with a progress line.
+absl::Status DecodeWithProgress(
+    TraceDecoder& decoder, EventSink* sink,
+    const std::vector<uint64_t>& buffer_sizes,
+    const std::function<void(uint64_t, uint64_t)>& update) {
+  ProgressSink with_progress(sink, decoder.streams(), buffer_sizes, update);
+  return decoder.Decode(with_progress);
+}
 
 int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
   const auto& capture = *input.capture;
@@ -282,20 +244,15 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
     }
     if (flags.fast) return RunFastCount(flags, input, **decoder, out);
     Progress progress("decoding", TotalTraceBytes(capture));
-    if (flags.mode == Mode::kStats && (*decoder)->SplitsStreams() &&
-        ResolveJobs(flags.jobs) > 1) {
-      DiscardingSegments segments(streams, BufferSizes(capture), &progress);
-      if (absl::Status s = (*decoder)->DecodeSegments(segments); !s.ok()) {
-        return Fail(kTool, s);
-      }
-    } else {
-      ProgressSink with_progress(
-          sink, streams, BufferSizes(capture),
-          [&progress](uint64_t done, uint64_t) { progress.Update(done); });
-      if (absl::Status s = (*decoder)->Decode(with_progress); !s.ok()) {
-        return Fail(kTool, s);
-      }
-    }
+    const auto update = [&progress](uint64_t done, uint64_t) {
+      progress.UpdateRarely(done);
+    };
+    const absl::Status decoded =
+        flags.mode == Mode::kStats
+            ? DecodeForStats(**decoder, ResolveJobs(flags.jobs),
+                             BufferSizes(capture), update)
+            : DecodeWithProgress(**decoder, sink, BufferSizes(capture), update);
+    if (!decoded.ok()) return Fail(kTool, decoded);
     progress.Finish();
   }
 
