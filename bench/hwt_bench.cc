@@ -39,6 +39,7 @@
 #include "bench/bench_pipeline.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
+#include "decoders/pt/pt_decoder.h"
 #include "recorder/synthetic_capture.h"
 #include "report/common/symbol_names.h"
 #include "report/common/symbolizer_resolver.h"
@@ -236,6 +237,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     if (!Wanted(settings, "stats")) break;
     DecoderOptions options;
     options.jobs = j;
+    options.segment_bytes = pt::kDecodeSegmentBytes;  // as hwt-decode's
     DecodeResult last;
     const auto m = Measure(settings.reps, [&]() -> std::optional<uint64_t> {
       auto result = DecodeStats(*input.capture, *input.timeline, options);

@@ -14,6 +14,7 @@
 #include "base/threads.h"
 #include "decoders/decoder.h"
 #include "decoders/progress_sink.h"
+#include "decoders/pt/pt_decoder.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/listing.h"
 #include "decoders/spe/midr.h"
@@ -191,6 +192,13 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
                            flags.decoder != "libipt" &&
                            capture.manifest().backend == capture::Backend::kPt;
   if (fast_engine) options.engine = DecoderEngine::kFast;
+  // libipt's workers share the image sections' block caches behind one lock:
+  // on long segments two of them spend about as much CPU in it as they
+  // decode, so its --stats keeps the short segments Decode() uses
+  // (docs/performance.md).
+  if (flags.mode == Mode::kStats && !fast_engine) {
+    options.segment_bytes = pt::kDecodeSegmentBytes;
+  }
   auto decoder = CreateDecoder(capture, input.timeline, options);
   if (!decoder.ok()) return Fail(kTool, decoder.status());
   const auto& streams = (*decoder)->streams();
