@@ -30,18 +30,6 @@ ocsd_datapath_resp_t OnElement(const void* context, const ocsd_trc_index_t,
   return OCSD_RESP_CONT;
 }
 
-// As our decoder chooses them (coresight_decoder.cc).
-uint32_t DeformatterFlags(const capture::CoreSightConfig& cs) {
-  if (cs.has_fsyncs || cs.has_hsyncs) {
-    uint32_t flags = OCSD_DFRMTR_HAS_FSYNCS;
-    if (cs.has_hsyncs) flags |= OCSD_DFRMTR_HAS_HSYNCS;
-    return flags;
-  }
-  uint32_t flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
-  if (cs.reset_on_4x_fsync) flags |= OCSD_DFRMTR_RESET_ON_4X_FSYNC;
-  return flags;
-}
-
 // The sources that write to buffer `b`: all that may (formatted), or the one
 // that wrote it (unformatted: the one naming the buffer, the only one, or
 // the one of the buffer's cpu, thread or id, as our decoder picks it).
@@ -93,7 +81,7 @@ absl::Status DecodeBuffer(const capture::Capture& capture,
     std::lock_guard<std::mutex> lock(coresight::OcsdApiMutex());
     tree.handle_ = cs.formatted
                        ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED,
-                                              DeformatterFlags(cs))
+                                              coresight::DeformatterFlags(cs))
                        : ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
     if (tree.handle_ == C_API_INVALID_TREE_HANDLE) {
       return absl::InternalError("OpenCSD: no decode tree");

@@ -99,17 +99,6 @@ bool SourceFeedsBuffer(const CoreSightSource& s, size_t b) {
   return !s.buffer.has_value() || *s.buffer == b;
 }
 
-uint32_t DeformatterFlags(const capture::CoreSightConfig& cs) {
-  if (cs.has_fsyncs || cs.has_hsyncs) {
-    uint32_t flags = OCSD_DFRMTR_HAS_FSYNCS;
-    if (cs.has_hsyncs) flags |= OCSD_DFRMTR_HAS_HSYNCS;
-    return flags;
-  }
-  uint32_t flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
-  if (cs.reset_on_4x_fsync) flags |= OCSD_DFRMTR_RESET_ON_4X_FSYNC;
-  return flags;
-}
-
 uint32_t CoreSightDecoder::AddStream(size_t buffer, uint32_t trace_id,
                                      const CoreSightSource* source,
                                      bool configured) {

@@ -239,4 +239,15 @@ absl::StatusOr<SourceDecoderConfig> MakeSourceDecoderConfig(
       d, source.architecture));
 }
 
+uint32_t DeformatterFlags(const capture::CoreSightConfig& cs) {
+  if (cs.has_fsyncs || cs.has_hsyncs) {
+    uint32_t flags = OCSD_DFRMTR_HAS_FSYNCS;
+    if (cs.has_hsyncs) flags |= OCSD_DFRMTR_HAS_HSYNCS;
+    return flags;
+  }
+  uint32_t flags = OCSD_DFRMTR_FRAME_MEM_ALIGN;
+  if (cs.reset_on_4x_fsync) flags |= OCSD_DFRMTR_RESET_ON_4X_FSYNC;
+  return flags;
+}
+
 }  // namespace hwt::coresight

@@ -39,6 +39,10 @@ struct SourceDecoderConfig {
   const void* config_ptr() const;
 };
 
+// The frame deformatter's flags (OCSD_DFRMTR_*) for the capture's trace
+// sink: frame syncs when the sink writes them, else memory-aligned frames.
+uint32_t DeformatterFlags(const capture::CoreSightConfig& cs);
+
 // Validates `source` (number `index` in the manifest) and builds its
 // decoder configuration. Errors (InvalidArgument) name the source and the
 // missing or inconsistent register.

@@ -155,12 +155,18 @@ bool PtFastCounter::AddressSpaceChangesIn(uint64_t from, uint64_t to) const {
 }
 
 const PsbState& PtFastCounter::StateOf(size_t index) {
-  if (!psb_states_[index]) {
-    psb_states_[index] = packets_
-                             ? walker_.ReadPsbPlus(packets_.get(), psbs_[index])
-                             : PsbState();
+  auto [it, inserted] = psb_states_.try_emplace(index);
+  if (inserted && packets_) {
+    it->second = walker_.ReadPsbPlus(packets_.get(), psbs_[index]);
   }
-  return *psb_states_[index];
+  return it->second;
+}
+
+void PtFastCounter::PruneStates(size_t index) {
+  size_t keep = index;
+  if (held_) keep = std::min(keep, held_->first);
+  if (clock_psb_ != kClockFresh) keep = std::min(keep, clock_psb_);
+  psb_states_.erase(psb_states_.begin(), psb_states_.lower_bound(keep));
 }
 
 std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing,
@@ -482,7 +488,7 @@ PtFastCountStats PtFastCounter::TallyBefore(uint64_t stop) const {
 void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
                         bool data_lost_before, bool segment_start,
                         StreamStats* stats) {
-  psb_states_.assign(psbs_.size(), std::nullopt);
+  psb_states_.clear();
   const size_t n = psbs_.size();
   segment_start_ = segment_start;
 
@@ -526,6 +532,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
   // before it (else it starts over there).
   bool walking = false;
   for (size_t i = 0; i < n && !stop_;) {
+    PruneStates(i);
     if (output_ && !held_) {
       held_.emplace();
       held_->first = i;

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -172,6 +173,9 @@ class PtFastCounter : public SeamControl {
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
 
   const PsbState& StateOf(size_t index);
+  // Drops the PSB+ states before `index` and before the ones the run may
+  // still go back to (held walks, the clock's PSB).
+  void PruneStates(size_t index);
   FastWalkState SaveWalkState() const {
     return {clock_, clock_psb_, clock_broken_, fast_stats_, tally_.size()};
   }
@@ -213,7 +217,10 @@ class PtFastCounter : public SeamControl {
   // views own_psbs_ (CountChunk) or the caller's (DecodeSegment).
   std::vector<uint64_t> own_psbs_;
   absl::Span<const uint64_t> psbs_;
-  std::vector<std::optional<PsbState>> psb_states_;
+  // The PSB+ states read so far (by index), only around where the run
+  // stands: a state is the PSB+'s alone and read again when dropped, so that
+  // memory does not grow with the trace (PruneStates).
+  std::map<size_t, PsbState> psb_states_;
   std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
   uint64_t chunk_size_ = 0;
   uint64_t chunk_base_ = 0;  // file offset of the chunk
