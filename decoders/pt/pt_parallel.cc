@@ -241,15 +241,18 @@ class Scheduler {
       }
       decoders = WorkerDecoders();
       decoders.buffer = plan.stream;
+    }
+    // A chunk without a PSB is libipt's on the fast path too. Decoders are
+    // made when first needed: each holds its own caches.
+    const bool fast = options_.fast && !plan.psbs.empty();
+    if (fast && decoders.fast_main == nullptr) {
+      decoders.fast_main = std::make_unique<PtFastCounter>(run_, plan.stream);
+      decoders.fast_head = std::make_unique<PtFastCounter>(run_, plan.stream);
+    }
+    if (!fast && decoders.main == nullptr) {
       decoders.main = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
       decoders.head = std::make_unique<PtSegmentDecoder>(run_, plan.stream);
-      if (options_.fast) {
-        decoders.fast_main = std::make_unique<PtFastCounter>(run_, plan.stream);
-        decoders.fast_head = std::make_unique<PtFastCounter>(run_, plan.stream);
-      }
     }
-    // A chunk without a PSB is libipt's on the fast path too.
-    const bool fast = options_.fast && !plan.psbs.empty();
     PtDecodeJob job;
     job.data = buffer.data + chunk.offset;
     job.size = chunk.size;
@@ -264,12 +267,12 @@ class Scheduler {
       return absl::MakeConstSpan(plan.psbs).subspan(
           static_cast<size_t>(from - plan.psbs.begin()));
     };
-    SeamControl* main = decoders.main.get();
-    SeamControl* head = decoders.head.get();
-    if (fast) {
-      main = decoders.fast_main.get();
-      head = decoders.fast_head.get();
-    }
+    SeamControl* main =
+        fast ? static_cast<SeamControl*>(decoders.fast_main.get())
+             : decoders.main.get();
+    SeamControl* head =
+        fast ? static_cast<SeamControl*>(decoders.fast_head.get())
+             : decoders.head.get();
 
     Result result;
     result.sink = consumer_.StartSegment(plan.stream);
