@@ -44,6 +44,8 @@ struct OutputSpec {
 
 // Prints the usage error; returns kExitUsage.
 int Usage(const std::string& message);
+// The PT flow engine --decoder (or --fast) chooses.
+DecoderEngine ChooseDecoderEngine(const ReportFlags& options);
 void PrintWarnings(const std::vector<std::string>& warnings, bool quiet);
 // Exit 1 when the trace had decode errors or a stream of which no byte
 // could be decoded (as hwt-decode); bytes skipped before a stream's first

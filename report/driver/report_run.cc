@@ -21,15 +21,16 @@
 #include "report/profile/symbolizer_symbols.h"
 
 namespace hwt::report::driver {
-namespace {
 
-// The PT flow engine of --decoder. auto: the fast engine, which splits a
-// buffer at PSBs across its workers as the libipt path does, with the same
-// profile and less CPU (docs/performance.md).
+// auto is fast: the fast engine splits a buffer at PSBs across its workers
+// as the libipt path does, with the same profile and less CPU
+// (docs/performance.md).
 DecoderEngine ChooseDecoderEngine(const ReportFlags& options) {
   const bool fast = options.fast || options.decoder != "libipt";
   return fast ? DecoderEngine::kFast : DecoderEngine::kLibipt;
 }
+
+namespace {
 
 // --range and --time into the event filter, --callgraph's value.
 int ParseFilters(const ReportFlags& options, EventFilter* filter) {

@@ -49,6 +49,7 @@ absl::StatusOr<analysis::SavedProfile> LoadInputs(
   AnalyseOptions analyse;
   analyse.input = input;
   analyse.jobs = options.jobs;
+  analyse.engine = ChooseDecoderEngine(options);
   analyse.save.writer = absl::StrCat("hwt ", ToolVersion(), " (hwt-report)");
   std::vector<std::string> resolved;
   for (const std::string& in : inputs) {

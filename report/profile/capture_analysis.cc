@@ -67,6 +67,7 @@ absl::StatusOr<AnalysedCapture> AnalyseCapture(const std::string& path,
 
   analysis::CaptureProfileOptions profile_options;
   profile_options.jobs = options.jobs;
+  profile_options.engine = options.engine;
   profile_options.hot_paths = true;
   profile_options.progress = options.progress;
   SymbolizerResolver resolver(*symbolizer);

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/saved/saved_profile.h"
 #include "capture/capture.h"
+#include "decoders/decoder.h"
 #include "report/profile/profile_saving.h"
 
 namespace hwt::report {
@@ -22,14 +23,16 @@ namespace hwt::report {
 struct AnalyseOptions {
   capture::InputOptions input;  // --backend, --cpu, --image, --sysroot
   int jobs = 1;                 // decoding threads (0 = all usable cores)
-  SaveOptions save;             // name, fingerprint, writer; `analysis` is
-                                // filled in from these options
+  // The PT flow engine; like the threads it does not change the profile.
+  DecoderEngine engine = DecoderEngine::kFast;
+  SaveOptions save;  // name, fingerprint, writer; `analysis` is
+                     // filled in from these options
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // What the analysis options mean for the result, as text: stored in every
 // saved capture and part of a batch's fingerprint. Decoding threads do not
-// change a profile and are not in it.
+// change a profile and are not in it, nor does the engine.
 std::string AnalysisOptionsText(const AnalyseOptions& options);
 
 struct AnalysedCapture {
