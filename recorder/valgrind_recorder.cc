@@ -97,7 +97,24 @@ struct ValgrindProcess {
   pid_t pid = -1;
   int trace_fd = -1;
   int keep_open_fd = -1;
+  std::string tmpdir = "/tmp";  // valgrind's $TMPDIR
 };
+
+// Valgrind writes the client's command line and auxv to
+// $TMPDIR/valgrind_proc_PID_{cmdline,auxv}_XXXXXXXX and unlinks them at
+// once; a valgrind killed in between (an interrupt right at its start)
+// leaves them behind, so they go after a kill.
+void RemoveValgrindTempFiles(const std::string& tmpdir, pid_t pid) {
+  DIR* dir = opendir(tmpdir.c_str());
+  if (dir == nullptr) return;
+  const std::string prefix = absl::StrFormat("valgrind_proc_%d_", pid);
+  while (const dirent* entry = readdir(dir)) {
+    if (strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0) {
+      unlinkat(dirfd(dir), entry->d_name, 0);
+    }
+  }
+  closedir(dir);
+}
 
 // Starts `program` under valgrind with hwttrace writing to a FIFO in `dir`;
 // valgrind's own messages go to dir/valgrind-PID.log.
@@ -140,6 +157,11 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
     return e.rfind("VALGRIND_LIB=", 0) == 0;
   });
   env_strings.push_back("VALGRIND_LIB=" + tool_dir);
+  for (const std::string& e : env_strings) {
+    if (e.rfind("TMPDIR=", 0) == 0 && e.size() > 7) {
+      process.tmpdir = e.substr(7);
+    }
+  }
   std::vector<char*> argv = CStrings(args);
   std::vector<char*> envp = CStrings(env_strings);
   char pid_arg[32] = "--hwt-pid=";
@@ -463,6 +485,7 @@ class ValgrindSession {
       kill(process_.pid, SIGKILL);
       int status = 0;
       waitpid(process_.pid, &status, 0);
+      RemoveValgrindTempFiles(process_.tmpdir, process_.pid);
     }
     if (process_.trace_fd >= 0) close(process_.trace_fd);
     if (process_.keep_open_fd >= 0) close(process_.keep_open_fd);
@@ -509,6 +532,7 @@ class ValgrindSession {
         if (stop && stop()) {
           kill(process_.pid, SIGKILL);
           waitpid(process_.pid, &status, 0);
+          RemoveValgrindTempFiles(process_.tmpdir, process_.pid);
           process_.pid = -1;
           return status;
         }
@@ -521,6 +545,9 @@ class ValgrindSession {
       pid_t done = waitpid(process_.pid, &status, WNOHANG);
       if (done == process_.pid) {
         exited = true;
+        if (WIFSIGNALED(status)) {
+          RemoveValgrindTempFiles(process_.tmpdir, process_.pid);
+        }
         process_.pid = -1;
         continue;  // read what is left
       }
