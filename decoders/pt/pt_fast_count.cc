@@ -434,13 +434,7 @@ void PtFastCounter::CountChunk(const uint8_t* data, size_t size,
                                uint64_t file_offset, bool data_lost_before,
                                StreamStats* stats) {
   stats->trace_bytes += size;
-  own_psbs_.clear();
-  for (uint64_t from = 0;;) {
-    const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
-    if (!psb) break;
-    own_psbs_.push_back(*psb);
-    from = *psb + 1;
-  }
+  own_psbs_ = FindAllPsbs(data, size);
   psbs_ = own_psbs_;
   fast_stats_.segments += psbs_.size();
   Run(data, size, file_offset, data_lost_before, /*segment_start=*/false,

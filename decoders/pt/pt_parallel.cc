@@ -103,8 +103,10 @@ class Scheduler {
         plan.chunk = c;
         plan.starts = PlanStarts(buffers_[b].data + chunk.offset, chunk.size);
         for (uint64_t& start : plan.starts) start += chunk.offset;
-        if (options_.fast)
-          FindPsbs(buffers_[b].data + chunk.offset, chunk.size, &plan.psbs);
+        if (options_.fast) {
+          plan.psbs = FindAllPsbs(buffers_[b].data + chunk.offset, chunk.size);
+          if (fast_stats_ != nullptr) fast_stats_->segments += plan.psbs.size();
+        }
         for (size_t i = 0; i < plan.starts.size(); ++i) {
           tasks_.push_back(Task{plans_.size(), i});
         }
@@ -119,16 +121,6 @@ class Scheduler {
     parallel_stats_.segments = tasks_.size();
     state_.assign(tasks_.size(), State::kWaiting);
     results_.resize(tasks_.size());
-  }
-
-  void FindPsbs(const uint8_t* data, size_t size, std::vector<uint64_t>* psbs) {
-    for (uint64_t from = 0;;) {
-      const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
-      if (!psb) break;
-      psbs->push_back(*psb);
-      from = *psb + 1;
-    }
-    if (fast_stats_ != nullptr) fast_stats_->segments += psbs->size();
   }
 
   // The segment starts of a chunk (relative offsets). The fast path's start

@@ -45,4 +45,14 @@ uint64_t ResyncSearchStart(uint64_t error_offset, uint64_t last_sync) {
   return std::max(early, last_sync + 1);
 }
 
+std::vector<uint64_t> FindAllPsbs(const uint8_t* data, size_t size) {
+  std::vector<uint64_t> psbs;
+  for (uint64_t from = 0;;) {
+    const std::optional<uint64_t> psb = FindNextPsb(data, size, from);
+    if (!psb) return psbs;
+    psbs.push_back(*psb);
+    from = *psb + 1;
+  }
+}
+
 }  // namespace hwt::pt

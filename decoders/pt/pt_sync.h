@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace hwt::pt {
 
@@ -20,6 +21,9 @@ inline constexpr size_t kPsbSize = 16;
 // PSB yields the last PSB of the run.
 std::optional<uint64_t> FindNextPsb(const uint8_t* data, size_t size,
                                     uint64_t from);
+
+// The offsets of every PSB in [data, data + size), increasing.
+std::vector<uint64_t> FindAllPsbs(const uint8_t* data, size_t size);
 
 // Where to search for the next PSB after a decode error at `error_offset`
 // when the last sync point was `last_sync`: a little before the error (the
