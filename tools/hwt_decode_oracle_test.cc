@@ -307,7 +307,9 @@ TEST_F(DecodeOracleTest, PacketListingCarriesTheModelsBranches) {
     expected_offset += static_cast<uint64_t>(size);
     if (absl::StartsWith(f[1], "tnt")) tnt += f[2];
     if (absl::StartsWith(f[1], "tip")) tips.push_back(f[1] + " " + f.back());
-    if (f[1] == "mode.exec") EXPECT_EQ(f[2], "cs.l");  // 64-bit code
+    if (f[1] == "mode.exec") {
+      EXPECT_EQ(f[2], "cs.l");  // 64-bit code
+    }
   }
   EXPECT_EQ(expected_offset, FileSize(Capture() + "/buffers/0.bin"));
   EXPECT_EQ(tnt, model_->TntBits());

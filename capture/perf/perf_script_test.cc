@@ -268,7 +268,9 @@ TEST_P(PerfRecordTest, SidebandEqualsPerfScript) {
   auto imported = ImportPerfData(file->bytes(), out, "");
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->tokenize.pipe, pipe);
-  if (options == "-z") EXPECT_GT(imported->tokenize.compressed_records, 0u);
+  if (options == "-z") {
+    EXPECT_GT(imported->tokenize.compressed_records, 0u);
+  }
   EXPECT_FALSE(imported->has_aux);
   ExpectSidebandEqualsPerfScript(out, out);
   if (options == "--buildid-mmap") {

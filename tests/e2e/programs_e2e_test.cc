@@ -143,7 +143,9 @@ void ExpectOverflowLosesItsInstructions(const RecordedProgram& p) {
   EXPECT_EQ(decoded->gaps[0].offset, (*ovf)[0]);
   for (const StreamStats& s : decoded->fast_stats) {
     for (const DecodeErrorInfo& e : s.error_list) {
-      if (e.reason == GapReason::kOverflow) EXPECT_EQ(e.offset, (*ovf)[0]);
+      if (e.reason == GapReason::kOverflow) {
+        EXPECT_EQ(e.offset, (*ovf)[0]);
+      }
     }
   }
 
