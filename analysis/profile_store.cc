@@ -2,13 +2,12 @@
 #include "analysis/profile_store.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace hwt::analysis::internal {
 
-ProfileStore::ProfileStore(SlotArrayLimits limits)
-    : slot_cache_(size_t{1} << kCacheBits),
-      edge_cache_(size_t{1} << kCacheBits),
-      limits_(limits) {
+ProfileStore::ProfileStore(SlotTableOptions options)
+    : edge_cache_(size_t{1} << kCacheBits), options_(options) {
   paths_.push_back(PathRecord{});
 }
 
@@ -25,8 +24,8 @@ std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
 }
 
 uint32_t ProfileStore::FunctionNumber(const FunctionId& fn) {
-  return functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()), 0)
-      .first->second.first;
+  return functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()))
+      .first->second;
 }
 
 void ProfileStore::SetFunctions(uint32_t block, const FunctionId& fn,
@@ -68,64 +67,61 @@ inline size_t CacheIndex(uint64_t key, int bits) {
   return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
+// The home entry of `block` in a node's table: Fibonacci hashing, whose
+// top bits spread the runs of nearby block ids a node has.
+inline uint32_t Home(uint32_t block, uint32_t shift) {
+  return (block * 0x9e3779b9u) >> shift;
+}
+
 }  // namespace
 
-uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
-                                BlockMemo& memo) {
-  if (memo.local == kNone) {
-    auto& [number, numbered] =
-        functions_
-            .try_emplace(blocks_[block].fn,
-                         static_cast<uint32_t>(functions_.size()), 0)
-            .first->second;
-    memo.function = number;
-    memo.local = numbered++;
+void ProfileStore::GrowNodeSlots(NodeSlots& table) {
+  const uint32_t capacity =
+      table.entries == nullptr
+          ? std::max<uint32_t>(2, std::bit_ceil(options_.initial_capacity))
+          : 2 * (table.mask + 1);
+  auto entries = std::make_unique<NodeSlotEntry[]>(capacity);
+  const uint32_t mask = capacity - 1;
+  const uint32_t shift = 32 - std::countr_zero(capacity);
+  for (uint32_t i = 0; table.entries != nullptr && i <= table.mask; ++i) {
+    const NodeSlotEntry& old = table.entries[i];
+    if (old.block == kNone) continue;
+    uint32_t j = Home(old.block, shift);
+    while (entries[j].block != kNone) j = (j + 1) & mask;
+    entries[j] = old;
   }
+  table.entries = std::move(entries);
+  table.mask = mask;
+  table.shift = shift;
+}
+
+uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block) {
   if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
   NodeSlots& table = node_slots_[node];
-  if (table.function == kNone) table.function = memo.function;
-  if (table.function != memo.function || memo.local >= limits_.local_blocks) {
-    return kNone;
+  if (table.entries == nullptr) GrowNodeSlots(table);
+  uint32_t i = Home(block, table.shift);
+  for (;; i = (i + 1) & table.mask) {
+    const NodeSlotEntry& entry = table.entries[i];
+    if (entry.block == block) return entry.slot;
+    if (entry.block == kNone) break;
   }
-  if (memo.local >= table.slots.size()) {
-    // Growing is the one decision that depends on the budget: after the
-    // first refusal no array grows again, so a pair that went to the table
-    // is never found in an array later.
-    if (node_slots_full_) return kNone;
-    const size_t size = std::max<size_t>(
-        memo.local + 1,
-        std::min<size_t>(2 * table.slots.size(), limits_.local_blocks));
-    if (node_slot_entries_ + (size - table.slots.size()) > limits_.entries) {
-      node_slots_full_ = true;
-      return kNone;
-    }
-    node_slot_entries_ += size - table.slots.size();
-    table.slots.resize(size, kNone);
+  // At most half full keeps the probe runs short.
+  if (2 * (table.used + 1) > table.mask + 1) {
+    GrowNodeSlots(table);
+    i = Home(block, table.shift);
+    while (table.entries[i].block != kNone) i = (i + 1) & table.mask;
   }
-  uint32_t& slot = table.slots[memo.local];
-  if (slot == kNone) {
-    slot = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(SlotRecord{node, block, 0, 0});
-  }
+  const uint32_t slot = static_cast<uint32_t>(slots_.size());
+  slots_.push_back(SlotRecord{node, block, 0, 0});
+  table.entries[i] = NodeSlotEntry{block, slot};
+  ++table.used;
   return slot;
 }
 
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
   if (memo.slot_node == node) return memo.slot;
-  uint32_t slot = NodeSlot(node, block, memo);
-  if (slot == kNone) {
-    const uint64_t key = (uint64_t{node} << 32) | block;
-    CacheEntry& cached = slot_cache_[CacheIndex(key, kCacheBits)];
-    if (cached.key != key) {
-      auto [it, inserted] =
-          slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
-      if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
-      cached.key = key;
-      cached.value = it->second;
-    }
-    slot = cached.value;
-  }
+  const uint32_t slot = NodeSlot(node, block);
   memo.slot_node = node;
   memo.slot = slot;
   return slot;

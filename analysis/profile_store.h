@@ -8,6 +8,7 @@
 #define HWT_ANALYSIS_PROFILE_STORE_H_
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -88,20 +89,18 @@ struct EdgeRecord {
   uint64_t count = 0;
 };
 
-// How large the per-node slot arrays of a ProfileStore may grow (see
-// ProfileStore::NodeSlots; their entries are 4 bytes): a function's blocks
-// beyond `local_blocks`, and any growth once `entries` are spent, use the
-// (node, block) table instead. Tests make them small.
-struct SlotArrayLimits {
-  uint32_t local_blocks = 1u << 14;
-  size_t entries = size_t{1} << 24;
+// The first capacity of the per-node slot tables (see
+// ProfileStore::NodeSlots; a power of two, at least 2). Tests make it 2 so
+// that probe runs, wrap-around and growth happen all the time.
+struct SlotTableOptions {
+  uint32_t initial_capacity = 4;
 };
 
 class ProfileStore {
  public:
   static constexpr uint32_t kPathRoot = 0;
 
-  explicit ProfileStore(SlotArrayLimits limits = {});
+  explicit ProfileStore(SlotTableOptions options = {});
 
   // Returns the id of the block with this key, creating an empty record
   // (second = true) when new. Give a new block its functions with
@@ -167,57 +166,55 @@ class ProfileStore {
     uint32_t edge_to[2] = {kNone, kNone};  // [0]: the most recent
     uint32_t edge[2] = {kNone, kNone};
     // The numbers (indices into functions_) of the block's functions
-    // (BlockRecord::fn and last_fn), set by SetFunctions(); and the block's
-    // index among its function's blocks, for NodeSlots, kNone until Slot()
-    // needs it.
+    // (BlockRecord::fn and last_fn), set by SetFunctions().
     uint32_t function = kNone;
     uint32_t last_function = kNone;
-    uint32_t local = kNone;
   };
 
-  // Per node, the slots of (node, block) for the blocks of one function (the
-  // one of the first block counted under the node: a frame's blocks are its
-  // function's), by the block's index in that function: array indexing
-  // where the (node, block) table would take a hash probe, which misses the
-  // CPU caches once a profile has tens of thousands of slots. A block of
-  // another function, or past the size limits below, goes to the table;
-  // either way a (node, block) pair is always found in the same place.
+  // Per node, its slots by block: a small open-addressed table (linear
+  // probing, at most half full) of (block, slot), sized by the slots the
+  // node really has. A node's slots sit together, so a lookup stays in the
+  // CPU caches where one shared (node, block) table misses them once a
+  // profile has tens of thousands of slots; and unlike an array indexed by
+  // the block's number within its function, a node that runs few blocks of
+  // a huge function (code without symbols: a whole image is one function)
+  // costs memory for those few only.
+  struct NodeSlotEntry {
+    uint32_t block = kNone;  // kNone: empty
+    uint32_t slot = 0;
+  };
   struct NodeSlots {
-    uint32_t function = kNone;
-    std::vector<uint32_t> slots;  // kNone: not counted yet
+    std::unique_ptr<NodeSlotEntry[]> entries;  // null until the first slot
+    uint32_t mask = 0;                         // capacity - 1
+    uint32_t shift = 0;                        // 32 - log2(capacity)
+    uint32_t used = 0;
   };
-  // The slot of (node, block) from NodeSlots, or kNone when the pair is
-  // the table's.
-  uint32_t NodeSlot(uint32_t node, uint32_t block, BlockMemo& memo);
+  // The slot of (node, block), created on first use.
+  uint32_t NodeSlot(uint32_t node, uint32_t block);
+  // Doubles a node's table and reinserts its entries.
+  void GrowNodeSlots(NodeSlots& table);
 
-  // In front of the (node, block) and (block, successor) tables: a
-  // direct-mapped cache of recent keys, for what the per-block memo misses
-  // (a block run under several stacks, a branch that goes both ways).
-  // 2^12 entries of 16 bytes per table stay in the L1/L2 cache.
+  // In front of the (block, successor) table: a direct-mapped cache of
+  // recent keys, for what the per-block memo misses (a branch that goes
+  // both ways). 2^12 entries of 16 bytes stay in the L1/L2 cache.
   struct CacheEntry {
-    uint64_t key = ~uint64_t{0};  // no (node, block) has this key
+    uint64_t key = ~uint64_t{0};  // no (block, successor) has this key
     uint32_t value = 0;
   };
   static constexpr int kCacheBits = 12;
 
   std::vector<BlockRecord> blocks_;
   std::vector<BlockMemo> memo_;
-  std::vector<CacheEntry> slot_cache_;
   std::vector<CacheEntry> edge_cache_;
   absl::flat_hash_map<BlockKey, uint32_t> block_index_;
   std::vector<NodeRecord> nodes_;
   absl::flat_hash_map<ChildKey, uint32_t> children_;
   std::vector<SlotRecord> slots_;
-  absl::flat_hash_map<uint64_t, uint32_t> slot_index_;
-  SlotArrayLimits limits_;
+  SlotTableOptions options_;
   std::vector<NodeSlots> node_slots_;  // by node, grown on demand
-  size_t node_slot_entries_ = 0;       // of every NodeSlots::slots
-  bool node_slots_full_ = false;       // the budget refused a growth
-  // The number of a function (its index here) and how many of its blocks
-  // NodeSlot() has numbered.
+  // The number of a function (its index in functions_).
   uint32_t FunctionNumber(const FunctionId& fn);
-  // A function -> (its number, blocks of it numbered so far).
-  absl::flat_hash_map<FunctionId, std::pair<uint32_t, uint32_t>> functions_;
+  absl::flat_hash_map<FunctionId, uint32_t> functions_;
   std::vector<EdgeRecord> edges_;
   absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
   std::vector<PathRecord> paths_;
