@@ -6,8 +6,8 @@
 
 namespace hwt::analysis::internal {
 
-ProfileStore::ProfileStore(SlotTableOptions options)
-    : edge_cache_(size_t{1} << kCacheBits), options_(options) {
+ProfileStore::ProfileStore(SlotArrayLimits limits)
+    : edge_cache_(size_t{1} << kCacheBits), limits_(limits) {
   paths_.push_back(PathRecord{});
 }
 
@@ -24,8 +24,8 @@ std::pair<uint32_t, bool> ProfileStore::InternBlock(const BlockKey& key) {
 }
 
 uint32_t ProfileStore::FunctionNumber(const FunctionId& fn) {
-  return functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()))
-      .first->second;
+  return functions_.try_emplace(fn, static_cast<uint32_t>(functions_.size()), 0)
+      .first->second.first;
 }
 
 void ProfileStore::SetFunctions(uint32_t block, const FunctionId& fn,
@@ -75,53 +75,99 @@ inline uint32_t Home(uint32_t block, uint32_t shift) {
 
 }  // namespace
 
-void ProfileStore::GrowNodeSlots(NodeSlots& table) {
+void ProfileStore::GrowTable(NodeSlots& slots) {
   const uint32_t capacity =
-      table.entries == nullptr
-          ? std::max<uint32_t>(2, std::bit_ceil(options_.initial_capacity))
-          : 2 * (table.mask + 1);
-  auto entries = std::make_unique<NodeSlotEntry[]>(capacity);
+      slots.table == nullptr
+          ? std::max<uint32_t>(2, std::bit_ceil(limits_.table_capacity))
+          : 2 * (slots.mask + 1);
+  auto table = std::make_unique<NodeSlotEntry[]>(capacity);
   const uint32_t mask = capacity - 1;
   const uint32_t shift = 32 - std::countr_zero(capacity);
-  for (uint32_t i = 0; table.entries != nullptr && i <= table.mask; ++i) {
-    const NodeSlotEntry& old = table.entries[i];
+  for (uint32_t i = 0; slots.table != nullptr && i <= slots.mask; ++i) {
+    const NodeSlotEntry& old = slots.table[i];
     if (old.block == kNone) continue;
     uint32_t j = Home(old.block, shift);
-    while (entries[j].block != kNone) j = (j + 1) & mask;
-    entries[j] = old;
+    while (table[j].block != kNone) j = (j + 1) & mask;
+    table[j] = old;
   }
-  table.entries = std::move(entries);
-  table.mask = mask;
-  table.shift = shift;
+  slots.table = std::move(table);
+  slots.mask = mask;
+  slots.shift = shift;
 }
 
-uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block) {
-  if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
-  NodeSlots& table = node_slots_[node];
-  if (table.entries == nullptr) GrowNodeSlots(table);
-  uint32_t i = Home(block, table.shift);
-  for (;; i = (i + 1) & table.mask) {
-    const NodeSlotEntry& entry = table.entries[i];
+uint32_t ProfileStore::TableSlot(NodeSlots& slots, uint32_t node,
+                                 uint32_t block) {
+  if (slots.table == nullptr) GrowTable(slots);
+  uint32_t i = Home(block, slots.shift);
+  for (;; i = (i + 1) & slots.mask) {
+    const NodeSlotEntry& entry = slots.table[i];
     if (entry.block == block) return entry.slot;
     if (entry.block == kNone) break;
   }
   // At most half full keeps the probe runs short.
-  if (2 * (table.used + 1) > table.mask + 1) {
-    GrowNodeSlots(table);
-    i = Home(block, table.shift);
-    while (table.entries[i].block != kNone) i = (i + 1) & table.mask;
+  if (2 * (slots.table_used + 1) > slots.mask + 1) {
+    GrowTable(slots);
+    i = Home(block, slots.shift);
+    while (slots.table[i].block != kNone) i = (i + 1) & slots.mask;
   }
   const uint32_t slot = static_cast<uint32_t>(slots_.size());
   slots_.push_back(SlotRecord{node, block, 0, 0});
-  table.entries[i] = NodeSlotEntry{block, slot};
-  ++table.used;
+  slots.table[i] = NodeSlotEntry{block, slot};
+  ++slots.table_used;
+  return slot;
+}
+
+uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
+                                BlockMemo& memo) {
+  if (memo.local == kNone) {
+    auto& [number, numbered] =
+        functions_
+            .try_emplace(blocks_[block].fn,
+                         static_cast<uint32_t>(functions_.size()), 0)
+            .first->second;
+    memo.function = number;
+    memo.local = numbered++;
+  }
+  if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
+  NodeSlots& slots = node_slots_[node];
+  if (slots.function == kNone) slots.function = memo.function;
+  if (slots.function != memo.function || memo.local >= limits_.local_blocks) {
+    return TableSlot(slots, node, block);
+  }
+  if (memo.local >= slots.array.size()) {
+    // Growing is the one decision that depends on what came before: after
+    // a refusal this array (after a refusal of the budget, every array)
+    // grows no more, so a pair that went to the table is never looked for
+    // in an array later.
+    if (slots.frozen || node_slots_full_) return TableSlot(slots, node, block);
+    const size_t old_size = slots.array.size();
+    const size_t size = std::max<size_t>(
+        memo.local + 1, std::min<size_t>(2 * old_size, limits_.local_blocks));
+    if (size > limits_.dense_blocks &&
+        size > size_t{limits_.sparsity} * (slots.array_used + 1)) {
+      slots.frozen = true;
+      return TableSlot(slots, node, block);
+    }
+    if (node_slot_entries_ + (size - old_size) > limits_.entries) {
+      node_slots_full_ = true;
+      return TableSlot(slots, node, block);
+    }
+    node_slot_entries_ += size - old_size;
+    slots.array.resize(size, kNone);
+  }
+  uint32_t& slot = slots.array[memo.local];
+  if (slot == kNone) {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(SlotRecord{node, block, 0, 0});
+    ++slots.array_used;
+  }
   return slot;
 }
 
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
   if (memo.slot_node == node) return memo.slot;
-  const uint32_t slot = NodeSlot(node, block);
+  const uint32_t slot = NodeSlot(node, block, memo);
   memo.slot_node = node;
   memo.slot = slot;
   return slot;

@@ -89,18 +89,30 @@ struct EdgeRecord {
   uint64_t count = 0;
 };
 
-// The first capacity of the per-node slot tables (see
-// ProfileStore::NodeSlots; a power of two, at least 2). Tests make it 2 so
-// that probe runs, wrap-around and growth happen all the time.
-struct SlotTableOptions {
-  uint32_t initial_capacity = 4;
+// How the per-node slot arrays and tables of a ProfileStore are sized (see
+// ProfileStore::NodeSlots; array entries are 4 bytes). An array grows to
+// `size` entries only while size <= dense_blocks or size <= sparsity *
+// (slots in it + 1), never for a function's blocks beyond `local_blocks`,
+// and no array grows once `entries` are spent; what an array does not
+// take goes to the node's table, which starts at `table_capacity` entries
+// (rounded up to a power of two, at least 2). Tests make them small.
+// dense_blocks = 256 (1 KiB an array) keeps nearly every lookup of the
+// synthetic PT bench in arrays, where 16 sent 17 M of its 24 M lookups to
+// the slower tables; on CoreSight without symbols a node's first block
+// usually has an index in the thousands, so its array never starts.
+struct SlotArrayLimits {
+  uint32_t local_blocks = 1u << 14;
+  size_t entries = size_t{1} << 24;
+  uint32_t dense_blocks = 256;
+  uint32_t sparsity = 8;
+  uint32_t table_capacity = 4;
 };
 
 class ProfileStore {
  public:
   static constexpr uint32_t kPathRoot = 0;
 
-  explicit ProfileStore(SlotTableOptions options = {});
+  explicit ProfileStore(SlotArrayLimits limits = {});
 
   // Returns the id of the block with this key, creating an empty record
   // (second = true) when new. Give a new block its functions with
@@ -166,33 +178,46 @@ class ProfileStore {
     uint32_t edge_to[2] = {kNone, kNone};  // [0]: the most recent
     uint32_t edge[2] = {kNone, kNone};
     // The numbers (indices into functions_) of the block's functions
-    // (BlockRecord::fn and last_fn), set by SetFunctions().
+    // (BlockRecord::fn and last_fn), set by SetFunctions(); and the block's
+    // index among its function's blocks, for NodeSlots, kNone until Slot()
+    // needs it.
     uint32_t function = kNone;
     uint32_t last_function = kNone;
+    uint32_t local = kNone;
   };
 
-  // Per node, its slots by block: a small open-addressed table (linear
-  // probing, at most half full) of (block, slot), sized by the slots the
-  // node really has. A node's slots sit together, so a lookup stays in the
-  // CPU caches where one shared (node, block) table misses them once a
-  // profile has tens of thousands of slots; and unlike an array indexed by
-  // the block's number within its function, a node that runs few blocks of
-  // a huge function (code without symbols: a whole image is one function)
-  // costs memory for those few only.
+  // Per node, its slots, in two parts. An array, for the blocks of one
+  // function (the one of the first block counted under the node: a frame's
+  // blocks are its function's), indexed by the block's index in that
+  // function: two loads, and consecutive blocks share cache lines. It grows
+  // only while it stays dense (SlotArrayLimits), since a function can be
+  // huge: without symbols a whole image is one function of thousands of
+  // blocks, of which a node may run a few with large indices. Whatever the
+  // array does not take goes to a small open-addressed table of (block,
+  // slot), linear probing, at most half full, sized by what it holds. Once
+  // an array has refused to grow it never grows again (nor any array, once
+  // the entry budget is spent), so every (node, block) pair is always found
+  // in the same part.
   struct NodeSlotEntry {
     uint32_t block = kNone;  // kNone: empty
     uint32_t slot = 0;
   };
   struct NodeSlots {
-    std::unique_ptr<NodeSlotEntry[]> entries;  // null until the first slot
-    uint32_t mask = 0;                         // capacity - 1
-    uint32_t shift = 0;                        // 32 - log2(capacity)
-    uint32_t used = 0;
+    uint32_t function = kNone;
+    bool frozen = false;                     // the array grows no more
+    uint32_t array_used = 0;                 // slots in the array
+    std::vector<uint32_t> array;             // kNone: not counted yet
+    std::unique_ptr<NodeSlotEntry[]> table;  // null until first needed
+    uint32_t mask = 0;                       // table capacity - 1
+    uint32_t shift = 0;                      // 32 - log2(table capacity)
+    uint32_t table_used = 0;
   };
   // The slot of (node, block), created on first use.
-  uint32_t NodeSlot(uint32_t node, uint32_t block);
-  // Doubles a node's table and reinserts its entries.
-  void GrowNodeSlots(NodeSlots& table);
+  uint32_t NodeSlot(uint32_t node, uint32_t block, BlockMemo& memo);
+  // The slot of `block` in the table of `slots`, created on first use.
+  uint32_t TableSlot(NodeSlots& slots, uint32_t node, uint32_t block);
+  // Doubles a node's table (or makes its first) and reinserts its entries.
+  void GrowTable(NodeSlots& slots);
 
   // In front of the (block, successor) table: a direct-mapped cache of
   // recent keys, for what the per-block memo misses (a branch that goes
@@ -210,11 +235,15 @@ class ProfileStore {
   std::vector<NodeRecord> nodes_;
   absl::flat_hash_map<ChildKey, uint32_t> children_;
   std::vector<SlotRecord> slots_;
-  SlotTableOptions options_;
+  SlotArrayLimits limits_;
   std::vector<NodeSlots> node_slots_;  // by node, grown on demand
-  // The number of a function (its index in functions_).
+  size_t node_slot_entries_ = 0;       // of every NodeSlots::array
+  bool node_slots_full_ = false;       // the budget refused a growth
+  // The number of a function (its index here) and how many of its blocks
+  // NodeSlot() has numbered.
   uint32_t FunctionNumber(const FunctionId& fn);
-  absl::flat_hash_map<FunctionId, uint32_t> functions_;
+  // A function -> (its number, blocks of it numbered so far).
+  absl::flat_hash_map<FunctionId, std::pair<uint32_t, uint32_t>> functions_;
   std::vector<EdgeRecord> edges_;
   absl::flat_hash_map<uint64_t, uint32_t> edge_index_;
   std::vector<PathRecord> paths_;

@@ -1,8 +1,9 @@
 // ProfileStore's counters are found the same whichever way a lookup goes
-// (the per-block memos, the per-node slot tables, the direct-mapped cache,
-// the edge table): Slot() and AddEdge() give every (node, block) and
-// (block, successor) one id, in order of first use, and the counts added
-// through those ids stay each pair's own, also when the per-node tables
+// (the per-block memos, the per-node slot arrays and tables, the
+// direct-mapped cache, the edge table): Slot() and AddEdge() give every
+// (node, block) and (block, successor) one id, in order of first use, and
+// the counts added through those ids stay each pair's own, also when the
+// limits send pairs from the arrays to the tables midway and the tables
 // start at 2 entries and grow and wrap around all the time.
 #include "analysis/profile_store.h"
 
@@ -37,9 +38,9 @@ void Populate(ProfileStore& store, int blocks, int functions, int nodes) {
   }
 }
 
-void ExpectIdsInOrderOfFirstUse(SlotTableOptions options, int kBlocks = 300,
+void ExpectIdsInOrderOfFirstUse(SlotArrayLimits limits, int kBlocks = 300,
                                 int kFunctions = 5, int kNodes = 40) {
-  ProfileStore store(options);
+  ProfileStore store(limits);
   Populate(store, kBlocks, kFunctions, kNodes);
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> slots, edges;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> counts;
@@ -78,21 +79,37 @@ void ExpectIdsInOrderOfFirstUse(SlotTableOptions options, int kBlocks = 300,
 }
 
 TEST(ProfileStoreTest, SlotsAndEdgesInOrderOfFirstUse) {
-  ExpectIdsInOrderOfFirstUse(SlotTableOptions{});
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{});
 }
 
-TEST(ProfileStoreTest, TinySlotTablesGrowAndWrap) {
-  // Tables of 2 entries to start with: every node's table grows several
-  // times, and probe runs wrap past the end.
-  ExpectIdsInOrderOfFirstUse(SlotTableOptions{2});
-  // A capacity that is no power of two is rounded up.
-  ExpectIdsInOrderOfFirstUse(SlotTableOptions{3});
+TEST(ProfileStoreTest, SlotArraysPastTheirLimits) {
+  // Few blocks per function in an array, and a budget that runs out midway:
+  // the pairs beyond go to the tables and are found there ever after.
+  ExpectIdsInOrderOfFirstUse(
+      SlotArrayLimits{.local_blocks = 8, .entries = 500});
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{.local_blocks = 64, .entries = 0});
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{.local_blocks = 1, .entries = 1});
+}
+
+TEST(ProfileStoreTest, SparseArraysStopGrowingAndTinyTablesWrap) {
+  // Arrays that must stay nearly full refuse growth early, per node, at
+  // different times; tables of 2 entries to start with grow several times
+  // and their probe runs wrap past the end.
+  ExpectIdsInOrderOfFirstUse(
+      SlotArrayLimits{.dense_blocks = 2, .sparsity = 2, .table_capacity = 2});
+  ExpectIdsInOrderOfFirstUse(
+      SlotArrayLimits{.dense_blocks = 0, .sparsity = 1, .table_capacity = 2});
+  // Every pair in a table (no array grows), of a capacity rounded up.
+  ExpectIdsInOrderOfFirstUse(
+      SlotArrayLimits{.entries = 0, .table_capacity = 3});
 }
 
 TEST(ProfileStoreTest, FewNodesOverOneHugeFunction) {
   // Code without symbols: thousands of blocks in one function, nodes that
-  // touch many of them, as on a CoreSight capture of memory dumps.
-  ExpectIdsInOrderOfFirstUse(SlotTableOptions{2}, 20000, 1, 6);
+  // run many of them in random order, as on a CoreSight capture of memory
+  // dumps: the arrays stop growing early and the tables take the rest.
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{}, 20000, 1, 6);
+  ExpectIdsInOrderOfFirstUse(SlotArrayLimits{.table_capacity = 2}, 20000, 1, 6);
 }
 
 }  // namespace
