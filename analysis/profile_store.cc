@@ -2,13 +2,12 @@
 #include "analysis/profile_store.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace hwt::analysis::internal {
 
 ProfileStore::ProfileStore(SlotArrayLimits limits)
-    : slot_cache_(size_t{1} << kCacheBits),
-      edge_cache_(size_t{1} << kCacheBits),
-      limits_(limits) {
+    : edge_cache_(size_t{1} << kCacheBits), limits_(limits) {
   paths_.push_back(PathRecord{});
 }
 
@@ -68,7 +67,55 @@ inline size_t CacheIndex(uint64_t key, int bits) {
   return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
+// The home entry of `block` in a node's table: Fibonacci hashing, whose
+// top bits spread the runs of nearby block ids a node has.
+inline uint32_t Home(uint32_t block, uint32_t shift) {
+  return (block * 0x9e3779b9u) >> shift;
+}
+
 }  // namespace
+
+void ProfileStore::GrowTable(NodeSlots& slots) {
+  const uint32_t capacity =
+      slots.table == nullptr
+          ? std::max<uint32_t>(2, std::bit_ceil(limits_.table_capacity))
+          : 2 * (slots.mask + 1);
+  auto table = std::make_unique<NodeSlotEntry[]>(capacity);
+  const uint32_t mask = capacity - 1;
+  const uint32_t shift = 32 - std::countr_zero(capacity);
+  for (uint32_t i = 0; slots.table != nullptr && i <= slots.mask; ++i) {
+    const NodeSlotEntry& old = slots.table[i];
+    if (old.block == kNone) continue;
+    uint32_t j = Home(old.block, shift);
+    while (table[j].block != kNone) j = (j + 1) & mask;
+    table[j] = old;
+  }
+  slots.table = std::move(table);
+  slots.mask = mask;
+  slots.shift = shift;
+}
+
+uint32_t ProfileStore::TableSlot(NodeSlots& slots, uint32_t node,
+                                 uint32_t block) {
+  if (slots.table == nullptr) GrowTable(slots);
+  uint32_t i = Home(block, slots.shift);
+  for (;; i = (i + 1) & slots.mask) {
+    const NodeSlotEntry& entry = slots.table[i];
+    if (entry.block == block) return entry.slot;
+    if (entry.block == kNone) break;
+  }
+  // At most half full keeps the probe runs short.
+  if (2 * (slots.table_used + 1) > slots.mask + 1) {
+    GrowTable(slots);
+    i = Home(block, slots.shift);
+    while (slots.table[i].block != kNone) i = (i + 1) & slots.mask;
+  }
+  const uint32_t slot = static_cast<uint32_t>(slots_.size());
+  slots_.push_back(SlotRecord{node, block, 0, 0});
+  slots.table[i] = NodeSlotEntry{block, slot};
+  ++slots.table_used;
+  return slot;
+}
 
 uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
                                 BlockMemo& memo) {
@@ -82,30 +129,37 @@ uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
     memo.local = numbered++;
   }
   if (node >= node_slots_.size()) node_slots_.resize(nodes_.size());
-  NodeSlots& table = node_slots_[node];
-  if (table.function == kNone) table.function = memo.function;
-  if (table.function != memo.function || memo.local >= limits_.local_blocks) {
-    return kNone;
+  NodeSlots& slots = node_slots_[node];
+  if (slots.function == kNone) slots.function = memo.function;
+  if (slots.function != memo.function || memo.local >= limits_.local_blocks) {
+    return TableSlot(slots, node, block);
   }
-  if (memo.local >= table.slots.size()) {
-    // Growing is the one decision that depends on the budget: after the
-    // first refusal no array grows again, so a pair that went to the table
-    // is never found in an array later.
-    if (node_slots_full_) return kNone;
+  if (memo.local >= slots.array.size()) {
+    // Growing is the one decision that depends on what came before: after
+    // a refusal this array (after a refusal of the budget, every array)
+    // grows no more, so a pair that went to the table is never looked for
+    // in an array later.
+    if (slots.frozen || node_slots_full_) return TableSlot(slots, node, block);
+    const size_t old_size = slots.array.size();
     const size_t size = std::max<size_t>(
-        memo.local + 1,
-        std::min<size_t>(2 * table.slots.size(), limits_.local_blocks));
-    if (node_slot_entries_ + (size - table.slots.size()) > limits_.entries) {
-      node_slots_full_ = true;
-      return kNone;
+        memo.local + 1, std::min<size_t>(2 * old_size, limits_.local_blocks));
+    if (size > limits_.dense_blocks &&
+        size > size_t{limits_.sparsity} * (slots.array_used + 1)) {
+      slots.frozen = true;
+      return TableSlot(slots, node, block);
     }
-    node_slot_entries_ += size - table.slots.size();
-    table.slots.resize(size, kNone);
+    if (node_slot_entries_ + (size - old_size) > limits_.entries) {
+      node_slots_full_ = true;
+      return TableSlot(slots, node, block);
+    }
+    node_slot_entries_ += size - old_size;
+    slots.array.resize(size, kNone);
   }
-  uint32_t& slot = table.slots[memo.local];
+  uint32_t& slot = slots.array[memo.local];
   if (slot == kNone) {
     slot = static_cast<uint32_t>(slots_.size());
     slots_.push_back(SlotRecord{node, block, 0, 0});
+    ++slots.array_used;
   }
   return slot;
 }
@@ -113,19 +167,7 @@ uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
   if (memo.slot_node == node) return memo.slot;
-  uint32_t slot = NodeSlot(node, block, memo);
-  if (slot == kNone) {
-    const uint64_t key = (uint64_t{node} << 32) | block;
-    CacheEntry& cached = slot_cache_[CacheIndex(key, kCacheBits)];
-    if (cached.key != key) {
-      auto [it, inserted] =
-          slot_index_.try_emplace(key, static_cast<uint32_t>(slots_.size()));
-      if (inserted) slots_.push_back(SlotRecord{node, block, 0, 0});
-      cached.key = key;
-      cached.value = it->second;
-    }
-    slot = cached.value;
-  }
+  const uint32_t slot = NodeSlot(node, block, memo);
   memo.slot_node = node;
   memo.slot = slot;
   return slot;

@@ -8,6 +8,7 @@
 #define HWT_ANALYSIS_PROFILE_STORE_H_
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -88,13 +89,23 @@ struct EdgeRecord {
   uint64_t count = 0;
 };
 
-// How large the per-node slot arrays of a ProfileStore may grow (see
-// ProfileStore::NodeSlots; their entries are 4 bytes): a function's blocks
-// beyond `local_blocks`, and any growth once `entries` are spent, use the
-// (node, block) table instead. Tests make them small.
+// How the per-node slot arrays and tables of a ProfileStore are sized (see
+// ProfileStore::NodeSlots; array entries are 4 bytes). An array grows to
+// `size` entries only while size <= dense_blocks or size <= sparsity *
+// (slots in it + 1), never for a function's blocks beyond `local_blocks`,
+// and no array grows once `entries` are spent; what an array does not
+// take goes to the node's table, which starts at `table_capacity` entries
+// (rounded up to a power of two, at least 2). Tests make them small.
+// dense_blocks = 256 (1 KiB an array) keeps nearly every lookup of the
+// synthetic PT bench in arrays, where 16 sent 17 M of its 24 M lookups to
+// the slower tables; on CoreSight without symbols a node's first block
+// usually has an index in the thousands, so its array never starts.
 struct SlotArrayLimits {
   uint32_t local_blocks = 1u << 14;
   size_t entries = size_t{1} << 24;
+  uint32_t dense_blocks = 256;
+  uint32_t sparsity = 8;
+  uint32_t table_capacity = 4;
 };
 
 class ProfileStore {
@@ -175,43 +186,58 @@ class ProfileStore {
     uint32_t local = kNone;
   };
 
-  // Per node, the slots of (node, block) for the blocks of one function (the
-  // one of the first block counted under the node: a frame's blocks are its
-  // function's), by the block's index in that function: array indexing
-  // where the (node, block) table would take a hash probe, which misses the
-  // CPU caches once a profile has tens of thousands of slots. A block of
-  // another function, or past the size limits below, goes to the table;
-  // either way a (node, block) pair is always found in the same place.
+  // Per node, its slots, in two parts. An array, for the blocks of one
+  // function (the one of the first block counted under the node: a frame's
+  // blocks are its function's), indexed by the block's index in that
+  // function: two loads, and consecutive blocks share cache lines. It grows
+  // only while it stays dense (SlotArrayLimits), since a function can be
+  // huge: without symbols a whole image is one function of thousands of
+  // blocks, of which a node may run a few with large indices. Whatever the
+  // array does not take goes to a small open-addressed table of (block,
+  // slot), linear probing, at most half full, sized by what it holds. Once
+  // an array has refused to grow it never grows again (nor any array, once
+  // the entry budget is spent), so every (node, block) pair is always found
+  // in the same part.
+  struct NodeSlotEntry {
+    uint32_t block = kNone;  // kNone: empty
+    uint32_t slot = 0;
+  };
   struct NodeSlots {
     uint32_t function = kNone;
-    std::vector<uint32_t> slots;  // kNone: not counted yet
+    bool frozen = false;                     // the array grows no more
+    uint32_t array_used = 0;                 // slots in the array
+    std::vector<uint32_t> array;             // kNone: not counted yet
+    std::unique_ptr<NodeSlotEntry[]> table;  // null until first needed
+    uint32_t mask = 0;                       // table capacity - 1
+    uint32_t shift = 0;                      // 32 - log2(table capacity)
+    uint32_t table_used = 0;
   };
-  // The slot of (node, block) from NodeSlots, or kNone when the pair is
-  // the table's.
+  // The slot of (node, block), created on first use.
   uint32_t NodeSlot(uint32_t node, uint32_t block, BlockMemo& memo);
+  // The slot of `block` in the table of `slots`, created on first use.
+  uint32_t TableSlot(NodeSlots& slots, uint32_t node, uint32_t block);
+  // Doubles a node's table (or makes its first) and reinserts its entries.
+  void GrowTable(NodeSlots& slots);
 
-  // In front of the (node, block) and (block, successor) tables: a
-  // direct-mapped cache of recent keys, for what the per-block memo misses
-  // (a block run under several stacks, a branch that goes both ways).
-  // 2^12 entries of 16 bytes per table stay in the L1/L2 cache.
+  // In front of the (block, successor) table: a direct-mapped cache of
+  // recent keys, for what the per-block memo misses (a branch that goes
+  // both ways). 2^12 entries of 16 bytes stay in the L1/L2 cache.
   struct CacheEntry {
-    uint64_t key = ~uint64_t{0};  // no (node, block) has this key
+    uint64_t key = ~uint64_t{0};  // no (block, successor) has this key
     uint32_t value = 0;
   };
   static constexpr int kCacheBits = 12;
 
   std::vector<BlockRecord> blocks_;
   std::vector<BlockMemo> memo_;
-  std::vector<CacheEntry> slot_cache_;
   std::vector<CacheEntry> edge_cache_;
   absl::flat_hash_map<BlockKey, uint32_t> block_index_;
   std::vector<NodeRecord> nodes_;
   absl::flat_hash_map<ChildKey, uint32_t> children_;
   std::vector<SlotRecord> slots_;
-  absl::flat_hash_map<uint64_t, uint32_t> slot_index_;
   SlotArrayLimits limits_;
   std::vector<NodeSlots> node_slots_;  // by node, grown on demand
-  size_t node_slot_entries_ = 0;       // of every NodeSlots::slots
+  size_t node_slot_entries_ = 0;       // of every NodeSlots::array
   bool node_slots_full_ = false;       // the budget refused a growth
   // The number of a function (its index here) and how many of its blocks
   // NodeSlot() has numbered.
