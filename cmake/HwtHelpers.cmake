@@ -95,7 +95,7 @@ endfunction()
 # The headers nearly every test includes (gtest, gmock, abseil's strings and
 # status, the standard containers), precompiled once per build and reused by
 # every test: parsing them took about 3.7 s of each test's 6-10 s compile,
-# half the build, twice per CI run (docs/reliability.md). A reused header
+# in both of the CI run's builds (docs/reliability.md). A reused header
 # must be built with the same flags and definitions as its users, so every
 # test compiles with LLVM's definitions (the ones of hwt_llvm, which most
 # tests get through their libraries anyway); with different macros GCC would
