@@ -183,6 +183,11 @@ absl::Status WriteAllToFd(int fd, std::string_view data,
   return absl::OkStatus();
 }
 
+bool PathExists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
 bool IsRegularFile(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);

@@ -119,6 +119,10 @@ absl::Status WriteAllToFd(int fd, std::string_view data, std::string_view path);
 absl::Status MakeDirsBelow(const std::string& root,
                            const std::string& relative);
 
+// True when something is at `path`, a dangling symbolic link included
+// (lstat succeeds): what must not be overwritten or replaced.
+bool PathExists(const std::string& path);
+
 // True when `path` names a regular file (after following links).
 bool IsRegularFile(const std::string& path);
 

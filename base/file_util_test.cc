@@ -54,6 +54,20 @@ TEST(FileUtilTest, SortedDirectoryNamesLeaveOutDotsAndSort) {
             std::string::npos);
 }
 
+TEST(FileUtilTest, PathExistsSeesFilesDirectoriesAndDanglingLinks) {
+  auto dir = TempDir::Create("hwt-test");
+  ASSERT_TRUE(dir.ok());
+  const std::string file = dir->path() + "/file";
+  const std::string link = dir->path() + "/dangling";
+  ASSERT_TRUE(WriteFileAtomically(file, "x").ok());
+  ASSERT_EQ(symlink((dir->path() + "/nowhere").c_str(), link.c_str()), 0);
+  EXPECT_TRUE(PathExists(file));
+  EXPECT_TRUE(PathExists(dir->path()));
+  EXPECT_TRUE(PathExists(link));  // lstat: the link itself is there
+  EXPECT_FALSE(IsRegularFile(link));
+  EXPECT_FALSE(PathExists(dir->path() + "/nowhere"));
+}
+
 TEST(FileUtilTest, UncommittedWriterLeavesNoFile) {
   auto dir = TempDir::Create("hwt-test");
   ASSERT_TRUE(dir.ok());

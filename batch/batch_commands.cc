@@ -9,19 +9,13 @@
 #include "analysis/saved/profile_merge.h"
 #include "base/json_text.h"
 #include "batch/batch_run.h"
+#include "batch/tool_error.h"
 #include "batch/worker_pool.h"
 #include "report/profile/profile_diff.h"
 #include "report/profile/profile_saving.h"
 
 namespace hwt::batch {
 namespace {
-
-constexpr char kTool[] = "hwt-batch";
-
-int Error(int code, absl::string_view message) {
-  fprintf(stderr, "%s: %s\n", kTool, std::string(message).c_str());
-  return code;
-}
 
 // A profile, or a batch directory's merged profile.
 std::string ProfileOf(const std::string& input) {
@@ -46,33 +40,34 @@ absl::StatusOr<analysis::SavedProfile> Load(const std::string& input) {
 }  // namespace
 
 int MergeCommand(const MergeOptions& options) {
-  if (options.inputs.empty()) return Error(2, "no INPUT given");
+  if (options.inputs.empty()) return ReportError(2, "no INPUT given");
   SignalGuard guard;
   analysis::ProfileAccumulator merged;
   for (const std::string& input : options.inputs) {
     if (guard.Pending()) return kExitInterrupted;
     auto profile = Load(input);
-    if (!profile.ok()) return Error(2, profile.status().message());
+    if (!profile.ok()) return ReportError(2, profile.status().message());
     absl::Status added = merged.Add(*profile, ProfileOf(input));
-    if (!added.ok()) return Error(2, added.message());
+    if (!added.ok()) return ReportError(2, added.message());
   }
   const size_t captures = merged.captures();
   absl::Status written = analysis::WriteProfileFile(
       options.output, merged.Finish(absl::StrCat("hwt ", report::ToolVersion(),
                                                  " (hwt-batch merge)")));
-  if (!written.ok()) return Error(3, written.message());
+  if (!written.ok()) return ReportError(3, written.message());
   if (!options.quiet) {
-    fprintf(stderr, "%s: merged %zu profiles (%zu captures) into %s\n", kTool,
-            options.inputs.size(), captures, options.output.c_str());
+    fprintf(stderr, "%s: merged %zu profiles (%zu captures) into %s\n",
+            kBatchTool, options.inputs.size(), captures,
+            options.output.c_str());
   }
   return 0;
 }
 
 int DiffCommand(const DiffCommandOptions& options) {
   auto base = Load(options.base);
-  if (!base.ok()) return Error(2, base.status().message());
+  if (!base.ok()) return ReportError(2, base.status().message());
   auto now = Load(options.now);
-  if (!now.ok()) return Error(2, now.status().message());
+  if (!now.ok()) return ReportError(2, now.status().message());
   report::DiffOptions diff_options;
   diff_options.absolute = options.absolute;
   diff_options.rows = options.rows;
@@ -83,7 +78,8 @@ int DiffCommand(const DiffCommandOptions& options) {
     auto found =
         report::Regressions(diff, *options.fail_above, options.function);
     if (!found.ok())
-      return Error(2, "--function: " + std::string(found.status().message()));
+      return ReportError(
+          2, "--function: " + std::string(found.status().message()));
     regressions = *std::move(found);
   }
   if (options.json) {
@@ -104,8 +100,8 @@ int DiffCommand(const DiffCommandOptions& options) {
   fflush(stdout);
   for (const report::FunctionDiff& f : regressions) {
     fprintf(
-        stderr, "%s: regression: %s%s grew by %s (more than %g%s)\n", kTool,
-        f.name.c_str(),
+        stderr, "%s: regression: %s%s grew by %s (more than %g%s)\n",
+        kBatchTool, f.name.c_str(),
         f.image.empty() ? "" : absl::StrCat(" (", f.image, ")").c_str(),
         options.absolute
             ? absl::StrFormat("%d to %d instructions", f.base_self, f.new_self)

@@ -18,7 +18,7 @@ using Row = report::OptionRow<BatchFlags>;
 #define HWT_FIELD(member) \
   [](BatchFlags& f) -> report::OptionTarget { return &f.member; }
 
-constexpr char kAbout[] =
+constexpr char kBatchAbout[] =
     "Analyses many captures: one saved profile per capture, their merge and "
     "a summary; merges profiles; shows what changed between two; spreads a "
     "batch over a Slurm cluster.\n\n"
@@ -216,9 +216,9 @@ std::vector<Row> DiffRows() {
   };
 }
 
-report::OptionTable<BatchFlags> BuildTable() {
+report::OptionTable<BatchFlags> BuildBatchTable() {
   report::OptionTable<BatchFlags> table;
-  table.tool = {.name = "hwt-batch", .about = kAbout, .column_width = 34};
+  table.tool = {.name = "hwt-batch", .about = kBatchAbout, .column_width = 34};
   table.commands = {
       {"run", "analyse captures into OUTDIR (resumes an interrupted batch)"},
       {"merge", "merge saved profiles into one"},
@@ -238,7 +238,7 @@ report::OptionTable<BatchFlags> BuildTable() {
 
 const report::OptionTable<BatchFlags>& BatchOptionTable() {
   static const report::OptionTable<BatchFlags>* const table =
-      new report::OptionTable<BatchFlags>(BuildTable());
+      new report::OptionTable<BatchFlags>(BuildBatchTable());
   return *table;
 }
 

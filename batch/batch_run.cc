@@ -24,6 +24,7 @@
 #include "batch/out_dir.h"
 #include "batch/progress_bar.h"
 #include "batch/summary.h"
+#include "batch/tool_error.h"
 #include "batch/worker_pool.h"
 #include "report/driver/report_run.h"
 #include "report/profile/capture_analysis.h"
@@ -31,19 +32,12 @@
 namespace hwt::batch {
 namespace {
 
-constexpr char kTool[] = "hwt-batch";
-
-int Error(int code, absl::string_view message) {
-  fprintf(stderr, "%s: %s\n", kTool, std::string(message).c_str());
-  return code;
-}
-
 int InputError(const absl::Status& status) {
-  return Error(status.code() == absl::StatusCode::kInternal ||
-                       status.code() == absl::StatusCode::kDataLoss
-                   ? 3
-                   : 2,
-               status.message());
+  return ReportError(status.code() == absl::StatusCode::kInternal ||
+                             status.code() == absl::StatusCode::kDataLoss
+                         ? 3
+                         : 2,
+                     status.message());
 }
 
 std::string Absolute(const std::string& path) {
@@ -241,17 +235,18 @@ int WriteHtmlReports(const RunOptions& options, const OutDir& out,
     const int rc = render(profile, page);
     // Decode errors: the page is written, and the row says so.
     if (rc != report::kExitOk && rc != report::kExitDecodeErrors) {
-      return Error(3, absl::StrCat("the HTML report of ", row.name,
-                                   " could not be written (", page, ")"));
+      return ReportError(3, absl::StrCat("the HTML report of ", row.name,
+                                         " could not be written (", page, ")"));
     }
   }
   const std::string page = out.path() + "/report.html";
   const int rc = render(out.path(), page);
   if (rc != report::kExitOk && rc != report::kExitDecodeErrors) {
-    return Error(3,
-                 "the batch's HTML report could not be written (" + page + ")");
+    return ReportError(
+        3, "the batch's HTML report could not be written (" + page + ")");
   }
-  if (!options.quiet) fprintf(stderr, "%s: wrote %s\n", kTool, page.c_str());
+  if (!options.quiet)
+    fprintf(stderr, "%s: wrote %s\n", kBatchTool, page.c_str());
   return report::kExitOk;
 }
 
@@ -297,7 +292,7 @@ int Finish(const RunOptions& options, const OutDir& out,
   if (written.ok()) {
     written = WriteSummary(out.path(), rows, options.group_by, group_files);
   }
-  if (!written.ok()) return Error(3, written.message());
+  if (!written.ok()) return ReportError(3, written.message());
   if (options.html) {
     const int rc = WriteHtmlReports(options, out, rows, guard);
     if (rc != report::kExitOk) return rc;
@@ -338,20 +333,21 @@ absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
 }
 
 int RunBatch(const RunOptions& options) {
-  if (options.inputs.empty()) return Error(2, "no INPUT given");
+  if (options.inputs.empty()) return ReportError(2, "no INPUT given");
   if (options.executable.empty() && !options.merge_only) {
-    return Error(3, "cannot find the hwt-batch executable for the workers");
+    return ReportError(3,
+                       "cannot find the hwt-batch executable for the workers");
   }
   SignalGuard guard;
   auto out = OutDir::Open(options.outdir, options.shard);
-  if (!out.ok()) return Error(3, out.status().message());
+  if (!out.ok()) return ReportError(3, out.status().message());
   std::vector<std::string> args;
   for (const std::string& in : options.inputs) args.push_back(Absolute(in));
   auto expanded = ExpandInputs(args, options.input, options.outdir);
   if (!expanded.ok()) return InputError(expanded.status());
   if (!options.quiet) {
     for (const std::string& note : expanded->notes) {
-      fprintf(stderr, "%s: note: %s\n", kTool, note.c_str());
+      fprintf(stderr, "%s: note: %s\n", kBatchTool, note.c_str());
     }
   }
   std::vector<BatchInput> share =
@@ -361,14 +357,14 @@ int RunBatch(const RunOptions& options) {
   Prepared p = Prepare(options, *out, std::move(share));
   if (!options.merge_only) {
     auto finished = Analyse(options, *out, p, guard);
-    if (!finished.ok()) return Error(3, finished.status().message());
+    if (!finished.ok()) return ReportError(3, finished.status().message());
     if (!*finished) {
       size_t done = 0;
       for (bool h : p.have) done += h;
       fprintf(stderr,
               "%s: interrupted: %zu of %zu captures have their results in %s; "
               "run the same command again to continue\n",
-              kTool, done, p.inputs.size(), options.outdir.c_str());
+              kBatchTool, done, p.inputs.size(), options.outdir.c_str());
       return kExitInterrupted;
     }
   }

@@ -27,17 +27,11 @@
 #include "batch/inputs.h"
 #include "batch/out_dir.h"
 #include "batch/progress_bar.h"
+#include "batch/tool_error.h"
 #include "batch/worker_pool.h"
 
 namespace hwt::batch {
 namespace {
-
-constexpr char kTool[] = "hwt-batch";
-
-int Error(int code, absl::string_view message) {
-  fprintf(stderr, "%s: %s\n", kTool, std::string(message).c_str());
-  return code;
-}
 
 std::string Quote(const std::string& s) {
   return absl::StrCat("'", absl::StrReplaceAll(s, {{"'", "'\\''"}}), "'");
@@ -211,13 +205,13 @@ int WaitForJob(const SlurmOptions& options, const std::string& job,
       const int rc = RunProgram({"scancel", job}, nullptr, &err);
       bar.Finish();
       if (rc != 0) {
-        fprintf(stderr, "%s: scancel %s failed (exit %d): %s\n", kTool,
+        fprintf(stderr, "%s: scancel %s failed (exit %d): %s\n", kBatchTool,
                 job.c_str(), rc, Trimmed(err).c_str());
       }
       fprintf(stderr,
               "%s: interrupted: cancelled job %s; the profiles written are "
               "complete, `hwt-batch slurm` with the same options continues\n",
-              kTool, job.c_str());
+              kBatchTool, job.c_str());
       return kExitInterrupted;
     }
     std::string queued, err;
@@ -240,7 +234,7 @@ int WaitForJob(const SlurmOptions& options, const std::string& job,
               "%s: squeue keeps failing (exit %d): %s; job %s may still run: "
               "`hwt-batch run --merge-only` with the same options merges "
               "when it has finished\n",
-              kTool, q, Trimmed(err).c_str(), job.c_str());
+              kBatchTool, q, Trimmed(err).c_str(), job.c_str());
       return 3;
     }
     if (q == 0) failing = false;
@@ -271,10 +265,10 @@ void ReportShards(const std::string& dir, int shards) {
       fprintf(stderr,
               "%s: shard %d did not finish (cancelled, out of time "
               "or memory?); its log: %s\n",
-              kTool, i, log.c_str());
+              kBatchTool, i, log.c_str());
     } else {
-      fprintf(stderr, "%s: shard %d exited %d; its log: %s\n", kTool, i, code,
-              log.c_str());
+      fprintf(stderr, "%s: shard %d exited %d; its log: %s\n", kBatchTool, i,
+              code, log.c_str());
     }
   }
 }
@@ -283,9 +277,9 @@ void ReportShards(const std::string& dir, int shards) {
 
 int SlurmCommand(const SlurmOptions& options) {
   const RunOptions& run = options.run;
-  if (run.inputs.empty()) return Error(2, "no INPUT given");
+  if (run.inputs.empty()) return ReportError(2, "no INPUT given");
   if (run.executable.empty()) {
-    return Error(3, "cannot find the hwt-batch executable");
+    return ReportError(3, "cannot find the hwt-batch executable");
   }
   std::vector<std::string> args;
   for (const std::string& in : run.inputs) args.push_back(Absolute(in));
@@ -293,11 +287,11 @@ int SlurmCommand(const SlurmOptions& options) {
   // batch or submission gets in (out_dir.h).
   std::optional<absl::StatusOr<OutDir>> submission =
       OutDir::OpenForSubmission(run.outdir);
-  if (!submission->ok()) return Error(3, submission->status().message());
+  if (!submission->ok()) return ReportError(3, submission->status().message());
   // Expanded here too: bad inputs are reported before anything is
   // submitted, and the number of shards can follow the number of inputs.
   auto expanded = ExpandInputs(args, run.input, run.outdir);
-  if (!expanded.ok()) return Error(2, expanded.status().message());
+  if (!expanded.ok()) return ReportError(2, expanded.status().message());
   const size_t captures = expanded->inputs.size();
   const int shards =
       options.shards > 0
@@ -305,7 +299,7 @@ int SlurmCommand(const SlurmOptions& options) {
           : DefaultShards(captures);
   const std::string dir = Absolute(run.outdir) + "/slurm";
   if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    return Error(3, ErrnoMessage(dir, "cannot create directory", errno));
+    return ReportError(3, ErrnoMessage(dir, "cannot create directory", errno));
   }
   std::string list;
   for (const std::string& a : args) absl::StrAppend(&list, Quote(a), "\n");
@@ -316,7 +310,7 @@ int SlurmCommand(const SlurmOptions& options) {
     written = WriteFileAtomically(script_path,
                                   SlurmJobScript(run, shards, list_path));
   }
-  if (!written.ok()) return Error(3, written.message());
+  if (!written.ok()) return ReportError(3, written.message());
   chmod(script_path.c_str(), 0755);
   for (int i = 0; i < shards; ++i) {  // a previous submission's
     unlink(absl::StrCat(dir, "/shard-", i, ".exit").c_str());
@@ -335,12 +329,12 @@ int SlurmCommand(const SlurmOptions& options) {
   const std::string job = Trimmed(out.substr(0, out.find(';')));
   uint64_t job_number = 0;
   if (rc != 0 || !absl::SimpleAtoi(job, &job_number)) {
-    return Error(3, absl::StrCat("sbatch failed (exit ", rc,
-                                 "): ", Trimmed(err.empty() ? out : err)));
+    return ReportError(3, absl::StrCat("sbatch failed (exit ", rc, "): ",
+                                       Trimmed(err.empty() ? out : err)));
   }
   if (!run.quiet) {
     fprintf(stderr, "%s: submitted job %s: %d shards of %zu captures (%s)\n",
-            kTool, job.c_str(), shards, captures, script_path.c_str());
+            kBatchTool, job.c_str(), shards, captures, script_path.c_str());
   }
 
   const int waited = WaitForJob(options, job, shards);

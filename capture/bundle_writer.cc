@@ -29,11 +29,6 @@ namespace {
 constexpr size_t kCopyBlock = size_t{1} << 20;
 std::atomic<uint64_t> g_aside_counter{0};
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 // Splits "a/b/x.hwt/" into ("a/b", "x.hwt").
 std::pair<std::string, std::string> SplitDir(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -218,14 +213,14 @@ absl::Status CheckExtraFiles(const std::string& dir, const std::string& where,
 // bundle already.
 absl::Status CheckDestination(const std::string& dir,
                               const std::string& final_path, bool overwrite) {
-  if (!Exists(final_path)) return absl::OkStatus();
+  if (!PathExists(final_path)) return absl::OkStatus();
   if (!overwrite) {
     return absl::AlreadyExistsError(
         absl::StrCat(dir,
                      ": already exists; not replacing it (remove it or ask to "
                      "overwrite)"));
   }
-  if (!Exists(final_path + "/manifest.json")) {
+  if (!PathExists(final_path + "/manifest.json")) {
     return absl::FailedPreconditionError(absl::StrCat(
         dir,
         ": exists and is not a capture bundle (no manifest.json); not "
@@ -268,7 +263,7 @@ absl::Status MoveIntoPlace(TempDir& temp, const std::string& parent,
                            const std::string& name,
                            const std::string& final_path) {
   const std::string& root = temp.path();
-  if (Exists(final_path)) {
+  if (PathExists(final_path)) {
     std::string aside = absl::StrFormat("%s/.%s.old.%d.%d", parent, name,
                                         getpid(), g_aside_counter.fetch_add(1));
     if (rename(final_path.c_str(), aside.c_str()) != 0) {

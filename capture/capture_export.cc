@@ -2,8 +2,6 @@
 // capture_export.h.
 #include "capture/capture_export.h"
 
-#include <sys/stat.h>
-
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -17,11 +15,6 @@ namespace {
 
 constexpr std::string_view kPackedSuffixes[] = {".tar", ".tar.zst", ".tzst",
                                                 ".tar.gz", ".tgz"};
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
 
 // What the bundle holds: everything but the image copies.
 absl::StatusOr<BundleContents> CollectContents(const Capture& capture,
@@ -75,7 +68,7 @@ void CollectImages(const AddressSpaceTimeline& timeline,
 // first, then packed (atomically) under the name `path` gives.
 absl::Status WritePacked(const std::string& path,
                          const BundleContents& contents, bool overwrite) {
-  if (!overwrite && Exists(path)) {
+  if (!overwrite && PathExists(path)) {
     return absl::FailedPreconditionError(
         absl::StrCat(path, ": already exists; not replacing it"));
   }
@@ -112,7 +105,7 @@ absl::StatusOr<ExportSummary> ExportBundle(const Capture& capture,
         "the file: see the warnings); no bundle written",
         capture.source_path()));
   }
-  if (!overwrite && Exists(path)) {
+  if (!overwrite && PathExists(path)) {
     return absl::FailedPreconditionError(absl::StrCat(
         path, ": already exists; not replacing it (remove it first)"));
   }

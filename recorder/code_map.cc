@@ -10,7 +10,7 @@
 namespace hwt::recorder {
 namespace {
 
-constexpr uint64_t kPageMask = 0xfff;
+constexpr uint64_t kPageOffsetMask = 0xfff;
 constexpr size_t kMaxInsnBytes = 15;
 
 }  // namespace
@@ -72,7 +72,7 @@ absl::Status CodeMap::Apply(const MappingEvent& event) {
             "%s: mapped as code but has no executable PT_LOAD segment",
             event.path));
       }
-      uint64_t bias = event.addr - (loads.front().vaddr & ~kPageMask);
+      uint64_t bias = event.addr - (loads.front().vaddr & ~kPageOffsetMask);
       return MapImage(event.path, bias);
     }
     case capture::RecordType::kMunmap: {

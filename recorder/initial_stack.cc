@@ -14,15 +14,12 @@
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "recorder/syscall_util.h"
 
 namespace hwt::recorder {
 namespace {
 
 constexpr uint64_t kAtIgnore = 1;
-
-std::string Errno(const std::string& what) {
-  return absl::StrFormat("%s: %s", what, strerror(errno));
-}
 
 class InitialStack {
  public:
@@ -38,8 +35,8 @@ class InitialStack {
   absl::StatusOr<uint64_t> ReadWord(uint64_t addr) {
     uint64_t word = 0;
     if (pread(mem_fd_, &word, 8, static_cast<off_t>(addr)) != 8) {
-      return absl::InternalError(
-          Errno(absl::StrFormat("reading the initial stack at 0x%x", addr)));
+      return absl::InternalError(ErrnoText(
+          absl::StrFormat("reading the initial stack at 0x%x", addr)));
     }
     return word;
   }
@@ -51,7 +48,7 @@ class InitialStack {
       ssize_t n = pread(mem_fd_, chunk, sizeof chunk,
                         static_cast<off_t>(addr + result.size()));
       if (n <= 0) {
-        return absl::InternalError(Errno(absl::StrFormat(
+        return absl::InternalError(ErrnoText(absl::StrFormat(
             "reading a string of the initial stack at 0x%x", addr)));
       }
       size_t len = strnlen(chunk, static_cast<size_t>(n));
@@ -112,7 +109,8 @@ class InitialStack {
         if (new_auxv[i].first == auxv[i].first) continue;
         if (pwrite(mem_fd_, &new_auxv[i].first, 8,
                    static_cast<off_t>(auxv_addr + 16 * i)) != 8) {
-          return absl::InternalError(Errno("rewriting the auxiliary vector"));
+          return absl::InternalError(
+              ErrnoText("rewriting the auxiliary vector"));
         }
       }
       return absl::OkStatus();
@@ -152,7 +150,7 @@ class InitialStack {
         content.resize(16);
         if (pread(mem_fd_, content.data(), 16, static_cast<off_t>(value)) !=
             16) {
-          return absl::InternalError(Errno("reading AT_RANDOM"));
+          return absl::InternalError(ErrnoText("reading AT_RANDOM"));
         }
       } else {
         HWT_ASSIGN_OR_RETURN(content, ReadString(value));
@@ -221,12 +219,12 @@ class InitialStack {
     if (pwrite(mem_fd_, image.data(), image.size(),
                static_cast<off_t>(lo + delta)) !=
         static_cast<ssize_t>(image.size())) {
-      return absl::InternalError(Errno("writing the initial stack"));
+      return absl::InternalError(ErrnoText("writing the initial stack"));
     }
     if (ptrace(PTRACE_POKEUSER, pid_,
                reinterpret_cast<void*>(offsetof(struct user_regs_struct, rsp)),
                reinterpret_cast<void*>(lo + delta)) != 0) {
-      return absl::InternalError(Errno("PTRACE_POKEUSER rsp"));
+      return absl::InternalError(ErrnoText("PTRACE_POKEUSER rsp"));
     }
     return absl::OkStatus();
   }

@@ -37,18 +37,14 @@
 #include "recorder/code_map.h"
 #include "recorder/initial_stack.h"
 #include "recorder/proc_maps.h"
+#include "recorder/syscall_util.h"
 
 namespace hwt::recorder {
 namespace {
 
-constexpr size_t kBatch = 4096;
-constexpr uint16_t kEtDyn = 3;
+constexpr size_t kStepBatch = 4096;
 constexpr long kRipOffset = offsetof(struct user_regs_struct, rip);
 constexpr long kOrigRaxOffset = offsetof(struct user_regs_struct, orig_rax);
-
-std::string Errno(const std::string& what) {
-  return absl::StrFormat("%s: %s", what, strerror(errno));
-}
 
 // System calls after which the executable mappings may have changed.
 bool MayChangeMappings(long nr) {
@@ -71,15 +67,6 @@ bool MayChangeMappings(long nr) {
 
 bool IsGroupStopSignal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-// A C argv/envp built from strings (kept alive by the owner).
-std::vector<char*> CStrings(const std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  for (const std::string& s : strings)
-    result.push_back(const_cast<char*>(s.c_str()));
-  result.push_back(nullptr);
-  return result;
 }
 
 class PtraceSession {
@@ -137,19 +124,19 @@ class PtraceSession {
     } else {
       for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
     }
-    std::vector<char*> argv = CStrings(options_.argv);
-    std::vector<char*> envp = CStrings(env_strings);
+    std::vector<char*> argv = CStringArray(options_.argv);
+    std::vector<char*> envp = CStringArray(env_strings);
     const std::string& program = options_.argv[0];
 
     int error_pipe[2];
     if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-      return absl::InternalError(Errno("pipe2"));
+      return absl::InternalError(ErrnoText("pipe2"));
     }
     pid_t pid = fork();
     if (pid < 0) {
       close(error_pipe[0]);
       close(error_pipe[1]);
-      return absl::InternalError(Errno("fork"));
+      return absl::InternalError(ErrnoText("fork"));
     }
     if (pid == 0) {
       // Child: only async-signal-safe calls until exec.
@@ -187,7 +174,7 @@ class PtraceSession {
     int status = 0;
     if (waitpid(pid_, &status, __WALL) != pid_) {
       close(error_pipe[0]);
-      return absl::InternalError(Errno("waitpid"));
+      return absl::InternalError(ErrnoText("waitpid"));
     }
     int report[2] = {0, 0};
     ssize_t got = read(error_pipe[0], report, sizeof report);
@@ -222,7 +209,7 @@ class PtraceSession {
     long ptrace_options =
         PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL;
     if (ptrace(PTRACE_SETOPTIONS, pid_, nullptr, ptrace_options) != 0) {
-      return absl::InternalError(Errno("PTRACE_SETOPTIONS"));
+      return absl::InternalError(ErrnoText("PTRACE_SETOPTIONS"));
     }
     return absl::OkStatus();
   }
@@ -231,7 +218,7 @@ class PtraceSession {
     if (mem_fd_ >= 0) close(mem_fd_);
     std::string path = absl::StrFormat("/proc/%d/mem", pid_);
     mem_fd_ = open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (mem_fd_ < 0) return absl::InternalError(Errno(path));
+    if (mem_fd_ < 0) return absl::InternalError(ErrnoText(path));
     return absl::OkStatus();
   }
 
@@ -246,7 +233,7 @@ class PtraceSession {
     errno = 0;
     long value =
         ptrace(PTRACE_PEEKUSER, pid_, reinterpret_cast<void*>(offset), nullptr);
-    if (errno != 0) return absl::InternalError(Errno("PTRACE_PEEKUSER"));
+    if (errno != 0) return absl::InternalError(ErrnoText("PTRACE_PEEKUSER"));
     ++stats_.register_reads;
     return static_cast<uint64_t>(value);
   }
@@ -267,7 +254,7 @@ class PtraceSession {
     char exe[4096];
     std::string link = absl::StrFormat("/proc/%d/exe", pid_);
     ssize_t n = readlink(link.c_str(), exe, sizeof exe - 1);
-    if (n <= 0) return absl::InternalError(Errno(link));
+    if (n <= 0) return absl::InternalError(ErrnoText(link));
     exe[n] = 0;
     HWT_ASSIGN_OR_RETURN(capture::ElfInfo elf, capture::ReadElfFile(exe));
     HWT_ASSIGN_OR_RETURN(auto auxv, ReadProcAuxv(pid_));
@@ -280,7 +267,7 @@ class PtraceSession {
     MappingEvent exec;
     exec.type = capture::RecordType::kExecutable;
     exec.path = exe;
-    exec.addr = elf.type == kEtDyn ? entry - elf.entry : 0;
+    exec.addr = elf.type == ET_DYN ? entry - elf.entry : 0;
     exec.baseaddr = elf.interpreter.empty() ? 0 : base;
     HWT_RETURN_IF_ERROR(EmitMapping(exec));
     HWT_ASSIGN_OR_RETURN(maps_, ReadProcMaps(pid_));
@@ -327,7 +314,7 @@ class PtraceSession {
   void Emit(uint64_t ip) {
     buffer_.push_back(ip);
     ++stats_.instructions;
-    if (buffer_.size() >= kBatch) Flush();
+    if (buffer_.size() >= kStepBatch) Flush();
   }
 
   void Flush() {
@@ -390,7 +377,7 @@ class PtraceSession {
     }
     struct user_regs_struct regs;
     if (ptrace(PTRACE_GETREGS, pid_, nullptr, &regs) != 0) {
-      return absl::InternalError(Errno("PTRACE_GETREGS"));
+      return absl::InternalError(ErrnoText("PTRACE_GETREGS"));
     }
     if (is_xgetbv) {
       if ((regs.rcx & 0xffffffff) != 0) return false;  // only XCR0
@@ -418,7 +405,7 @@ class PtraceSession {
     }
     regs.rip = ip_ + insn.length;
     if (ptrace(PTRACE_SETREGS, pid_, nullptr, &regs) != 0) {
-      return absl::InternalError(Errno("PTRACE_SETREGS"));
+      return absl::InternalError(ErrnoText("PTRACE_SETREGS"));
     }
     Emit(ip_);
     ip_ += insn.length;
@@ -430,7 +417,7 @@ class PtraceSession {
   absl::StatusOr<bool> MaybeFailSyscall(const x86::Insn& insn) {
     struct user_regs_struct regs;
     if (ptrace(PTRACE_GETREGS, pid_, nullptr, &regs) != 0) {
-      return absl::InternalError(Errno("PTRACE_GETREGS"));
+      return absl::InternalError(ErrnoText("PTRACE_GETREGS"));
     }
     long nr = static_cast<long>(regs.rax);
     if (std::find(options_.enosys_syscalls.begin(),
@@ -445,7 +432,7 @@ class PtraceSession {
     regs.rax = static_cast<uint64_t>(-ENOSYS);
     regs.rip = ip_ + insn.length;
     if (ptrace(PTRACE_SETREGS, pid_, nullptr, &regs) != 0) {
-      return absl::InternalError(Errno("PTRACE_SETREGS"));
+      return absl::InternalError(ErrnoText("PTRACE_SETREGS"));
     }
     ++stats_.syscalls_failed;
     Emit(ip_);
@@ -484,13 +471,13 @@ class PtraceSession {
       pending_signal = 0;
       if (ptrace(PTRACE_SINGLESTEP, pid_, nullptr,
                  reinterpret_cast<void*>(static_cast<long>(injected))) != 0) {
-        return Refuse(absl::InternalError(Errno("PTRACE_SINGLESTEP")));
+        return Refuse(absl::InternalError(ErrnoText("PTRACE_SINGLESTEP")));
       }
       if (injected != 0) ++stats_.signals_delivered;
       ++stats_.steps;
       int status = 0;
       if (waitpid(pid_, &status, __WALL) != pid_) {
-        return Refuse(absl::InternalError(Errno("waitpid")));
+        return Refuse(absl::InternalError(ErrnoText("waitpid")));
       }
       if (WIFEXITED(status)) {
         if (insn->is_syscall && injected == 0) Emit(ip_);  // exit/exit_group
@@ -553,7 +540,7 @@ class PtraceSession {
     if (injected != 0 || insn.cls == x86::InsnClass::kFarCall || after_exec_) {
       siginfo_t info;
       if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &info) != 0) {
-        return Refuse(absl::InternalError(Errno("PTRACE_GETSIGINFO")));
+        return Refuse(absl::InternalError(ErrnoText("PTRACE_GETSIGINFO")));
       }
       if (info.si_code == SIGTRAP) {
         // ptrace_notify: stopped at a signal handler's first instruction

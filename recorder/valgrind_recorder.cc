@@ -3,6 +3,7 @@
 #include "recorder/valgrind_recorder.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -29,30 +30,17 @@
 #include "base/status_macros.h"
 #include "capture/elf_file.h"
 #include "recorder/proc_maps.h"
+#include "recorder/syscall_util.h"
 #include "recorder/valgrind_trace.h"
 
 namespace hwt::recorder {
 namespace {
 
-constexpr size_t kBatch = 1 << 16;
+constexpr size_t kInstructionBatch = 1 << 16;
 // The payload that marks errors the ptrace recorder can do better.
 constexpr char kPtraceInstead[] = "hwt.recorder/ptrace-instead";
 constexpr size_t kReadBytes = 1 << 20;
-constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kPageMask = ~uint64_t{0xfff};
-
-std::string Errno(const std::string& what) {
-  return absl::StrFormat("%s: %s", what, strerror(errno));
-}
-
-std::vector<char*> CStrings(const std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  for (const std::string& s : strings) {
-    result.push_back(const_cast<char*>(s.c_str()));
-  }
-  result.push_back(nullptr);
-  return result;
-}
 
 // argv[0] as a path: searched in PATH when it has no '/'. The program runs
 // under this name (its argv[0] and AT_EXECFN); `canonical` receives the
@@ -124,13 +112,13 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
                                        const std::string& dir) {
   const std::string fifo = dir + "/trace";
   if (mkfifo(fifo.c_str(), 0600) != 0) {
-    return absl::InternalError(Errno("mkfifo " + fifo));
+    return absl::InternalError(ErrnoText("mkfifo " + fifo));
   }
   ValgrindProcess process;
   process.trace_fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   process.keep_open_fd = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
   if (process.trace_fd < 0 || process.keep_open_fd < 0) {
-    return absl::InternalError(Errno("open " + fifo));
+    return absl::InternalError(ErrnoText("open " + fifo));
   }
   fcntl(process.trace_fd, F_SETPIPE_SZ, 1 << 20);  // best effort
 
@@ -162,17 +150,17 @@ absl::StatusOr<ValgrindProcess> Launch(const ValgrindRecorderOptions& options,
       process.tmpdir = e.substr(7);
     }
   }
-  std::vector<char*> argv = CStrings(args);
-  std::vector<char*> envp = CStrings(env_strings);
+  std::vector<char*> argv = CStringArray(args);
+  std::vector<char*> envp = CStringArray(env_strings);
   char pid_arg[32] = "--hwt-pid=";
   argv[3] = pid_arg;
 
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(Errno("pipe2"));
+    return absl::InternalError(ErrnoText("pipe2"));
   }
   pid_t pid = fork();
-  if (pid < 0) return absl::InternalError(Errno("fork"));
+  if (pid < 0) return absl::InternalError(ErrnoText("fork"));
   if (pid == 0) {
     auto fail = [&](int stage) {
       int report[2] = {stage, errno};
@@ -262,8 +250,8 @@ class TraceConsumer : public ToolTraceHandler {
         stats_(stats),
         first_program_(std::move(first_program)),
         limit_(limit) {
-    ips_.reserve(kBatch);
-    lengths_.reserve(kBatch);
+    ips_.reserve(kInstructionBatch);
+    lengths_.reserve(kInstructionBatch);
   }
 
   absl::Status OnInstructionWords(absl::Span<const uint64_t> words) override {
@@ -286,7 +274,7 @@ class TraceConsumer : public ToolTraceHandler {
         stopped_ = true;  // max_instructions: the program is killed
         return absl::OkStatus();
       }
-      if (ips_.size() == kBatch) Flush();
+      if (ips_.size() == kInstructionBatch) Flush();
     }
     return absl::OkStatus();
   }
@@ -378,7 +366,7 @@ class TraceConsumer : public ToolTraceHandler {
     exec.path = program_;
     std::vector<ProcMapping> covered;
     HWT_ASSIGN_OR_RETURN(uint64_t bias, BiasOf(program_, elf, maps, &covered));
-    exec.addr = elf.type == kEtDyn ? bias : 0;
+    exec.addr = elf.type == ET_DYN ? bias : 0;
     if (!elf.interpreter.empty()) {
       HWT_ASSIGN_OR_RETURN(capture::ElfInfo interp,
                            capture::ReadElfFile(elf.interpreter));
@@ -539,7 +527,7 @@ class ValgrindSession {
         continue;
       }
       if (n < 0 && errno != EAGAIN && errno != EINTR) {
-        return absl::InternalError(Errno("valgrind recorder: read"));
+        return absl::InternalError(ErrnoText("valgrind recorder: read"));
       }
       if (exited) break;  // drained after the exit
       pid_t done = waitpid(process_.pid, &status, WNOHANG);

@@ -18,16 +18,17 @@ using K = report::OptionKind;
 #define HWT_FIELD(member) \
   [](EmulateFlags& f) -> report::OptionTarget { return &f.member; }
 
-constexpr char kAbout[] =
+constexpr char kEmulateAbout[] =
     "Records a real x86-64 program's user-mode execution in software and "
     "writes it as a genuine Intel PT capture bundle (PT encoded with "
     "libipt, HWT records, image copies, and truth/ with the exact "
     "instruction counts and folded stacks the decoder must reproduce).\n\n"
     "Example: hwt-emulate -o fib.hwt -- ./fib 20";
 
-report::OptionTable<EmulateFlags> BuildTable() {
+report::OptionTable<EmulateFlags> BuildEmulateTable() {
   report::OptionTable<EmulateFlags> table;
-  table.tool = {.name = "hwt-emulate", .about = kAbout, .column_width = 34};
+  table.tool = {
+      .name = "hwt-emulate", .about = kEmulateAbout, .column_width = 34};
   table.rows = {
       {{.names = "-o,--output",
         .help = "bundle directory to write (NAME.hwt)",
@@ -141,7 +142,7 @@ absl::Status ParseTiming(const std::string& timing,
 
 const report::OptionTable<EmulateFlags>& EmulateOptionTable() {
   static const report::OptionTable<EmulateFlags>* const table =
-      new report::OptionTable<EmulateFlags>(BuildTable());
+      new report::OptionTable<EmulateFlags>(BuildEmulateTable());
   return *table;
 }
 

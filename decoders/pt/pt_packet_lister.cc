@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "decoders/pt/pt_libipt_handles.h"
 #include "decoders/pt/pt_packet_time.h"
 #include "decoders/pt/pt_sync.h"
 #include "decoders/pt/pt_trace_buffer.h"
@@ -524,12 +525,6 @@ bool IsSkd007Ovf(const pt_config& config, const pt_packet& packet,
          data[offset + 2] == kExtOvf;
 }
 
-struct PacketDecoderDeleter {
-  void operator()(pt_packet_decoder* decoder) const {
-    pt_pkt_free_decoder(decoder);
-  }
-};
-
 }  // namespace
 
 std::string PtdumpLine(uint64_t offset, std::string_view text,
@@ -560,8 +555,7 @@ void ListPtPackets(const struct pt_config& base, const uint8_t* data,
   pt_config config = base;
   config.begin = buffer.begin();
   config.end = buffer.end();
-  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> decoder(
-      pt_pkt_alloc_decoder(&config));
+  PacketDecoderPtr decoder(pt_pkt_alloc_decoder(&config));
   auto lose = [&](uint64_t from, uint64_t to) {
     if (to > from) stats->bytes_lost += to - from;
   };

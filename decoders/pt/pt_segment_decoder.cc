@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "decoders/pt/pt_events.h"
 #include "decoders/pt/pt_flow.h"
+#include "decoders/pt/pt_libipt_handles.h"
 #include "decoders/pt/pt_seam.h"
 #include "decoders/pt/pt_sync.h"
 #include "decoders/pt/pt_trace_buffer.h"
@@ -71,18 +72,6 @@ enum pt_insn_class ClassOf(const x86::Insn& insn) {
   return ptic_other;
 }
 
-struct BlockDecoderDeleter {
-  void operator()(pt_block_decoder* decoder) const {
-    pt_blk_free_decoder(decoder);
-  }
-};
-
-struct PacketDecoderDeleter {
-  void operator()(pt_packet_decoder* decoder) const {
-    pt_pkt_free_decoder(decoder);
-  }
-};
-
 }  // namespace
 
 PtSegmentDecoder::PtSegmentDecoder(const PtRunContext& run, size_t buffer_index)
@@ -134,8 +123,7 @@ uint64_t PtSegmentDecoder::OverflowOffset(pt_block_decoder* decoder,
     starts.push_back(base + sync);
   }
   std::sort(starts.begin(), starts.end(), std::greater<uint64_t>());
-  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets(
-      pt_pkt_alloc_decoder(config_));
+  PacketDecoderPtr packets(pt_pkt_alloc_decoder(config_));
   if (!packets) return read;
   for (uint64_t start : starts) {
     if (start < base || start >= read) continue;
@@ -784,8 +772,7 @@ void PtSegmentDecoder::DecodeRun(const PtDecodeJob& job) {
   config.begin = buffer.begin();
   config.end = buffer.end();
   config_ = &config;
-  std::unique_ptr<pt_block_decoder, BlockDecoderDeleter> decoder(
-      pt_blk_alloc_decoder(&config));
+  BlockDecoderPtr decoder(pt_blk_alloc_decoder(&config));
   if (!decoder) {
     AddNoDecoderError(job);
     return;

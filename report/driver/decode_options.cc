@@ -14,7 +14,7 @@ using K = OptionKind;
 #define HWT_FIELD(member) \
   [](DecodeFlags& f) -> OptionTarget { return &f.member; }
 
-constexpr char kAbout[] =
+constexpr char kDecodeAbout[] =
     "Decodes a hardware trace capture (Intel PT, ARM CoreSight, ARM SPE) "
     "and lists what it holds.\n\n"
     "Examples:\n"
@@ -38,9 +38,10 @@ OptionRow<DecodeFlags> Mode(std::string_view names, std::string_view mode,
           HWT_FIELD(mode)};
 }
 
-OptionTable<DecodeFlags> BuildTable() {
+OptionTable<DecodeFlags> BuildDecodeTable() {
   OptionTable<DecodeFlags> table;
-  table.tool = {.name = "hwt-decode", .about = kAbout, .column_width = 30};
+  table.tool = {
+      .name = "hwt-decode", .about = kDecodeAbout, .column_width = 30};
   table.groups = {{kModes, "what to list (default --stats)", true}};
   table.rows.push_back({{.names = "INPUT",
                          .kind = K::kPositional,
@@ -116,7 +117,7 @@ OptionTable<DecodeFlags> BuildTable() {
 
 const OptionTable<DecodeFlags>& DecodeOptionTable() {
   static const OptionTable<DecodeFlags>* const table =
-      new OptionTable<DecodeFlags>(BuildTable());
+      new OptionTable<DecodeFlags>(BuildDecodeTable());
   return *table;
 }
 

@@ -14,7 +14,7 @@ using K = OptionKind;
 #define HWT_FIELD(member) \
   [](ImportFlags& f) -> OptionTarget { return &f.member; }
 
-constexpr char kAbout[] =
+constexpr char kImportAbout[] =
     "Converts a capture into a capture bundle: a Linux perf.data file (perf "
     "or simpleperf, file or pipe form; Intel PT, CoreSight ETM/ETE, Arm "
     "SPE), an OpenCSD snapshot or a bundle. The images the capture maps are "
@@ -32,9 +32,10 @@ constexpr char kAbout[] =
     "on stderr: truncation, lost data), 2 bad usage, unreadable input or "
     "nothing to write, 3 failure to write.";
 
-OptionTable<ImportFlags> BuildTable() {
+OptionTable<ImportFlags> BuildImportTable() {
   OptionTable<ImportFlags> table;
-  table.tool = {.name = "hwt-import", .about = kAbout, .column_width = 34};
+  table.tool = {
+      .name = "hwt-import", .about = kImportAbout, .column_width = 34};
   table.rows.push_back({{.names = "INPUT",
                          .kind = K::kPositional,
                          .help = kCaptureInputHelp,
@@ -69,7 +70,7 @@ OptionTable<ImportFlags> BuildTable() {
 
 const OptionTable<ImportFlags>& ImportOptionTable() {
   static const OptionTable<ImportFlags>* const table =
-      new OptionTable<ImportFlags>(BuildTable());
+      new OptionTable<ImportFlags>(BuildImportTable());
   return *table;
 }
 

@@ -17,7 +17,7 @@ using O = OutputKind;
 #define HWT_FIELD(member) \
   [](ReportFlags& f) -> OptionTarget { return &f.member; }
 
-constexpr char kAbout[] =
+constexpr char kReportAbout[] =
     "Profiles a capture: an interactive flame graph (the default), folded "
     "stacks, speedscope JSON, call graphs, top functions, hot blocks, "
     "branches, paths and loops, annotated disassembly. SPE captures give "
@@ -328,9 +328,10 @@ std::vector<OptionRow<ReportFlags>> DecodeRows() {
 
 #undef HWT_FIELD
 
-OptionTable<ReportFlags> BuildTable() {
+OptionTable<ReportFlags> BuildReportTable() {
   OptionTable<ReportFlags> table;
-  table.tool = {.name = "hwt-report", .about = kAbout, .column_width = 36};
+  table.tool = {
+      .name = "hwt-report", .about = kReportAbout, .column_width = 36};
   for (auto rows : {InputRows(), OutputRows(), ExportRows(), FlameRows(),
                     FilterRows(), DecodeRows()}) {
     for (OptionRow<ReportFlags>& row : rows) {
@@ -344,7 +345,7 @@ OptionTable<ReportFlags> BuildTable() {
 
 const OptionTable<ReportFlags>& ReportOptionTable() {
   static const OptionTable<ReportFlags>* const table =
-      new OptionTable<ReportFlags>(BuildTable());
+      new OptionTable<ReportFlags>(BuildReportTable());
   return *table;
 }
 
