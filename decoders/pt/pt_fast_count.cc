@@ -131,8 +131,14 @@ PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index,
 void PtFastCounter::BindSink(EventSink* sink, uint32_t stream) {
   sink_ = sink;
   stream_ = stream;
-  output_ =
-      std::make_unique<EventOutput>(sink_, stream_, run_.options.batch_size);
+  // A parallel decode binds a sink per segment: the output starts over but
+  // keeps its batch's storage (EventOutput::Reset).
+  if (output_) {
+    output_->Reset(sink_, stream_, run_.options.batch_size);
+  } else {
+    output_ =
+        std::make_unique<EventOutput>(sink_, stream_, run_.options.batch_size);
+  }
   walker_.set_records(&records_);
   walker_.set_clock(&clock_);
 }
