@@ -360,7 +360,7 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
     replay_budget_ -= std::min(cost, replay_budget_);
   }
   SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
-                       stats);
+                       stats, &libipt_buffers_);
   if (segment_run_) {
     output.ForwardErrorsTo(&gap_errors_, &other_errors_, &other_bytes_lost_);
   }

@@ -231,6 +231,9 @@ class PtFastCounter : public SeamControl {
   EventSink* sink_ = nullptr;
   uint32_t stream_ = 0;
   std::unique_ptr<EventOutput> output_;
+  // Storage of the libipt stretches' SegmentOutputs, kept from one to the
+  // next.
+  SeamBuffers libipt_buffers_;
   // The clock (event mode) and where it stands: after the PSB+ of
   // psbs_[clock_psb_] (kClockFresh: before the first PSB).
   static constexpr size_t kClockFresh = static_cast<size_t>(-1);
