@@ -168,6 +168,13 @@ const PsbState& PtFastCounter::StateOf(size_t index) {
   return it->second;
 }
 
+void PtFastCounter::DropHeld() {
+  if (!held_) return;
+  held_->records.clear();
+  held_records_.swap(held_->records);
+  held_.reset();
+}
+
 void PtFastCounter::PruneStates(size_t index) {
   size_t keep = index;
   if (held_) keep = std::min(keep, held_->first);
@@ -535,6 +542,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
     PruneStates(i);
     if (output_ && !held_) {
       held_.emplace();
+      held_->records.swap(held_records_);  // empty, with its capacity
       held_->first = i;
       held_->walking = walking;
       held_->before = SaveWalkState();
@@ -558,7 +566,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       if (!hold && !held_->walked) {  // the common case
         stats->instructions += *count;
         Deliver(i == n);
-        held_.reset();
+        DropHeld();
         continue;
       }
       held_->count += *count;
@@ -569,7 +577,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       stats->instructions += held_->count;
       records_.swap(held_->records);
       Deliver(i == n);
-      held_.reset();
+      DropHeld();
       continue;
     }
     if (held_ && held_->walked) {
@@ -580,7 +588,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       walking = held_->walking;
       RestoreWalkState(held_->before);
     }
-    held_.reset();
+    DropHeld();
     // In a chunk with timing, libipt's clock at psbs_[i] is that of a run
     // from the chunk's first PSB: a replay, unless a run starting at
     // psbs_[i] would have the same clock there (no TSC yet, only CBRs that
