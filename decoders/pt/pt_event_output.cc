@@ -16,6 +16,19 @@ EventOutput::EventOutput(EventSink* sink, uint32_t stream, size_t batch_size)
   events_.reserve(batch_size_ + 16);
 }
 
+void EventOutput::Reset(EventSink* sink, uint32_t stream, size_t batch_size) {
+  sink_ = sink;
+  stream_ = stream;
+  batch_size_ = std::max<size_t>(batch_size, 1);
+  hold_limit_ = 4 * batch_size_;
+  events_.clear();
+  events_.reserve(batch_size_ + 16);
+  pending_ = kNone;
+  pending_target_ = 0;
+  held_ = false;
+  held_block_ = Event();
+}
+
 void EventOutput::AddSlow(const Event& event) {
   if (pending_ != kNone) {
     if (event.kind == EventKind::kGap || event.kind == EventKind::kSync) {

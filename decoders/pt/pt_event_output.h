@@ -33,6 +33,12 @@ class EventOutput {
  public:
   EventOutput(EventSink* sink, uint32_t stream, size_t batch_size);
 
+  // Starts over as a new EventOutput(sink, stream, batch_size) would, but
+  // keeps the batch's storage: a decoder that runs segment after segment
+  // reuses it rather than freeing and allocating a batch (256 KiB by
+  // default) per segment, churn the allocator does not give back.
+  void Reset(EventSink* sink, uint32_t stream, size_t batch_size);
+
   // Any event but a block.
   void Add(const Event& event) {
     if (held_) FlushHeld();

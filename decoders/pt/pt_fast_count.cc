@@ -131,8 +131,14 @@ PtFastCounter::PtFastCounter(const PtRunContext& run, size_t buffer_index,
 void PtFastCounter::BindSink(EventSink* sink, uint32_t stream) {
   sink_ = sink;
   stream_ = stream;
-  output_ =
-      std::make_unique<EventOutput>(sink_, stream_, run_.options.batch_size);
+  // A parallel decode binds a sink per segment: the output starts over but
+  // keeps its batch's storage (EventOutput::Reset).
+  if (output_) {
+    output_->Reset(sink_, stream_, run_.options.batch_size);
+  } else {
+    output_ =
+        std::make_unique<EventOutput>(sink_, stream_, run_.options.batch_size);
+  }
   walker_.set_records(&records_);
   walker_.set_clock(&clock_);
 }
@@ -160,6 +166,13 @@ const PsbState& PtFastCounter::StateOf(size_t index) {
     it->second = walker_.ReadPsbPlus(packets_.get(), psbs_[index]);
   }
   return it->second;
+}
+
+void PtFastCounter::DropHeld() {
+  if (!held_) return;
+  held_->records.clear();
+  held_records_.swap(held_->records);
+  held_.reset();
 }
 
 void PtFastCounter::PruneStates(size_t index) {
@@ -354,7 +367,7 @@ size_t PtFastCounter::DecodeWithLibipt(const uint8_t* data, size_t size,
     replay_budget_ -= std::min(cost, replay_budget_);
   }
   SegmentOutput output(sink_ != nullptr ? sink_ : &discard, libipt_.get(),
-                       stats);
+                       stats, &libipt_buffers_);
   if (segment_run_) {
     output.ForwardErrorsTo(&gap_errors_, &other_errors_, &other_bytes_lost_);
   }
@@ -529,6 +542,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
     PruneStates(i);
     if (output_ && !held_) {
       held_.emplace();
+      held_->records.swap(held_records_);  // empty, with its capacity
       held_->first = i;
       held_->walking = walking;
       held_->before = SaveWalkState();
@@ -552,7 +566,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       if (!hold && !held_->walked) {  // the common case
         stats->instructions += *count;
         Deliver(i == n);
-        held_.reset();
+        DropHeld();
         continue;
       }
       held_->count += *count;
@@ -563,7 +577,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       stats->instructions += held_->count;
       records_.swap(held_->records);
       Deliver(i == n);
-      held_.reset();
+      DropHeld();
       continue;
     }
     if (held_ && held_->walked) {
@@ -574,7 +588,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
       walking = held_->walking;
       RestoreWalkState(held_->before);
     }
-    held_.reset();
+    DropHeld();
     // In a chunk with timing, libipt's clock at psbs_[i] is that of a run
     // from the chunk's first PSB: a replay, unless a run starting at
     // psbs_[i] would have the same clock there (no TSC yet, only CBRs that

@@ -172,6 +172,8 @@ class PtFastCounter : public SeamControl {
   // segment is left to libipt, which applies changes as it reads.
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
 
+  // Ends the hold (if any), keeping its records' storage.
+  void DropHeld();
   const PsbState& StateOf(size_t index);
   // Drops the PSB+ states before `index` and before the ones the run may
   // still go back to (held walks, the clock's PSB).
@@ -231,6 +233,9 @@ class PtFastCounter : public SeamControl {
   EventSink* sink_ = nullptr;
   uint32_t stream_ = 0;
   std::unique_ptr<EventOutput> output_;
+  // Storage of the libipt stretches' SegmentOutputs, kept from one to the
+  // next.
+  SeamBuffers libipt_buffers_;
   // The clock (event mode) and where it stands: after the PSB+ of
   // psbs_[clock_psb_] (kClockFresh: before the first PSB).
   static constexpr size_t kClockFresh = static_cast<size_t>(-1);
@@ -242,6 +247,11 @@ class PtFastCounter : public SeamControl {
   std::vector<FastWalker::Record> records_;
   uint64_t fast_blocks_ = 0;           // blocks delivered from the walker
   std::optional<HeldFastWalks> held_;  // see HeldFastWalks
+  // The storage of held_->records between holds (DropHeld): a hold swaps its
+  // records into records_ and the buffers take turns, rather than a buffer
+  // of a segment's records (hundreds of KiB) being allocated and freed per
+  // hold.
+  std::vector<FastWalker::Record> held_records_;
   // DecodeSegment.
   bool segment_run_ = false;    // in DecodeSegment
   bool segment_start_ = false;  // the run started at a PSB mid-chunk

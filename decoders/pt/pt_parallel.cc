@@ -55,6 +55,8 @@ struct WorkerDecoders {
   // options.fast.
   std::unique_ptr<PtFastCounter> fast_main;
   std::unique_ptr<PtFastCounter> fast_head;
+  // Lent to each segment's SegmentOutput: kept from segment to segment.
+  SeamBuffers seam_buffers;
 };
 
 class Scheduler {
@@ -268,7 +270,8 @@ class Scheduler {
 
     Result result;
     result.sink = consumer_.StartSegment(plan.stream);
-    SegmentOutput output(result.sink.get(), main, &result.stats);
+    SegmentOutput output(result.sink.get(), main, &result.stats,
+                         &decoders.seam_buffers);
     const absl::Span<const uint64_t> later =
         absl::MakeConstSpan(plan.starts).subspan(task.index + 1);
     // Heads are decoded when the run reaches their boundary: usually only

@@ -51,8 +51,34 @@ std::optional<size_t> SeamFinder::Add(const Event& event) {
 }
 
 SegmentOutput::SegmentOutput(EventSink* destination, SeamControl* decoder,
-                             StreamStats* stats)
-    : destination_(destination), decoder_(decoder), stats_(stats) {}
+                             StreamStats* stats, SeamBuffers* buffers)
+    : destination_(destination),
+      decoder_(decoder),
+      stats_(stats),
+      buffers_(buffers) {
+  if (buffers_ == nullptr) return;
+  tail_.swap(buffers_->tail);
+  pending_.swap(buffers_->pending);
+  finder_storage_.swap(buffers_->finder);
+  tail_.clear();
+  pending_.clear();
+}
+
+SegmentOutput::~SegmentOutput() {
+  if (buffers_ == nullptr) return;
+  ResetFinder();
+  tail_.clear();
+  pending_.clear();
+  finder_storage_.clear();
+  buffers_->tail.swap(tail_);
+  buffers_->pending.swap(pending_);
+  buffers_->finder.swap(finder_storage_);
+}
+
+void SegmentOutput::ResetFinder() {
+  if (finder_) finder_storage_ = finder_->ReleaseStorage();
+  finder_.reset();
+}
 
 void SegmentOutput::SetBoundaries(absl::Span<const uint64_t> boundaries,
                                   HeadFn head) {
@@ -113,7 +139,7 @@ void SegmentOutput::Process(const Event& event) {
   // are the stream's; look for the next boundary in what is held back.
   std::vector<Event> held;
   held.swap(tail_);
-  finder_.reset();
+  ResetFinder();
   ++target_;
   decoder_->set_prompt_from(target_ < boundaries_.size() ? boundaries_[target_]
                                                          : ~uint64_t{0});
@@ -121,15 +147,16 @@ void SegmentOutput::Process(const Event& event) {
     if (done_) break;
     Process(e);
   }
+  if (tail_.empty()) {  // keep the larger buffer
+    held.clear();
+    tail_.swap(held);
+  }
 }
 
 void SegmentOutput::EnterBoundary(size_t index) {
   const SegmentHead& head = head_fn_(index);
-  if (head.usable()) {
-    finder_.emplace(head);
-  } else {
-    finder_.reset();
-  }
+  ResetFinder();
+  if (head.usable()) finder_.emplace(head, std::move(finder_storage_));
 }
 
 void SegmentOutput::FlushPending() {

@@ -87,14 +87,31 @@ struct SegmentHead {
 // where the head starts, as soon as kSeamWindow events are known equal.
 class SeamFinder {
  public:
-  explicit SeamFinder(const SegmentHead& head) : head_(head) {}
+  // `storage`: a buffer to hold the events in (its contents are dropped),
+  // for a caller that reuses one (ReleaseStorage).
+  explicit SeamFinder(const SegmentHead& head, std::vector<Event> storage = {})
+      : head_(head), tail_(std::move(storage)) {
+    tail_.clear();
+  }
   std::optional<size_t> Add(const Event& event);
   size_t size() const { return tail_.size(); }
+  // The buffer, for the next finder; this one is done.
+  std::vector<Event> ReleaseStorage() { return std::move(tail_); }
 
  private:
   const SegmentHead& head_;
   std::vector<Event> tail_;
   size_t candidate_ = 0;  // the smallest start not yet ruled out
+};
+
+// Storage a SegmentOutput holds events in, kept by whoever runs segment
+// after segment (a parallel decode's worker) and lent to each run's output:
+// the buffers keep their capacity from segment to segment rather than being
+// allocated and freed per segment, churn the allocator does not give back.
+struct SeamBuffers {
+  std::vector<Event> tail;
+  std::vector<Event> pending;
+  std::vector<Event> finder;
 };
 
 // Where one decode run's events go. Counts what it delivers (blocks,
@@ -107,8 +124,13 @@ class SegmentOutput : public EventSink {
  public:
   using HeadFn = std::function<const SegmentHead&(size_t boundary)>;
 
+  // `buffers` (may be null): storage to use, given back (emptied) when the
+  // output is destroyed.
   SegmentOutput(EventSink* destination, SeamControl* decoder,
-                StreamStats* stats);
+                StreamStats* stats, SeamBuffers* buffers = nullptr);
+  ~SegmentOutput() override;
+  SegmentOutput(const SegmentOutput&) = delete;
+  SegmentOutput& operator=(const SegmentOutput&) = delete;
 
   // File offsets of the segment boundaries after the run's start (PSBs where
   // later segments start), increasing, and the heads of those segments.
@@ -141,6 +163,8 @@ class SegmentOutput : public EventSink {
   void EnterBoundary(size_t index);
   void Deliver(const Event* events, size_t count);
   void FlushPending();
+  // Drops the finder, keeping its buffer for the next one.
+  void ResetFinder();
 
   EventSink* destination_;
   SeamControl* decoder_;
@@ -152,9 +176,11 @@ class SegmentOutput : public EventSink {
   absl::Span<const uint64_t> boundaries_;
   HeadFn head_fn_;
   size_t target_ = 0;  // the boundary looked for
+  SeamBuffers* buffers_;
   std::optional<SeamFinder> finder_;
-  std::vector<Event> tail_;     // events from boundaries_[target_] on
-  std::vector<Event> pending_;  // before the tail, not yet delivered
+  std::vector<Event> finder_storage_;  // for the next finder_
+  std::vector<Event> tail_;            // events from boundaries_[target_] on
+  std::vector<Event> pending_;         // before the tail, not yet delivered
   std::optional<size_t> stitched_to_;
   bool done_ = false;
 };

@@ -557,11 +557,18 @@ void PtSegmentDecoder::Decode(const PtDecodeJob& job, EventSink* sink,
   other_errors_.clear();
   other_bytes_lost_ = 0;
   batch_size_ = batch_size;
-  out_ = std::make_unique<EventOutput>(sink, stream, batch_size);
+  // The output of the run before, started over: its batch's storage is
+  // kept from segment to segment (EventOutput::Reset).
+  if (spare_out_) {
+    spare_out_->Reset(sink, stream, batch_size);
+    out_ = std::move(spare_out_);
+  } else {
+    out_ = std::make_unique<EventOutput>(sink, stream, batch_size);
+  }
   if (prompt_from_ == 0) Prompt(0);
   DecodeRun(job);
   out_->Drain();
-  out_.reset();
+  spare_out_ = std::move(out_);
   prompt_from_ = ~uint64_t{0};
 }
 

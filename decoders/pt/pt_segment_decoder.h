@@ -154,7 +154,8 @@ class PtSegmentDecoder : public SeamControl {
   MemoryImage memory_;
   InsnCache insns_;
   PtStreamImage image_;
-  std::unique_ptr<EventOutput> out_;
+  std::unique_ptr<EventOutput> out_;        // during Decode()
+  std::unique_ptr<EventOutput> spare_out_;  // out_ between runs, kept
   std::unique_ptr<x86::InsnDecoder> raw_decoders_[3];
   std::vector<uint32_t> region_numbers_;  // by isid
   // Whether the trace has timing: blocks ask libipt for the time only then.
