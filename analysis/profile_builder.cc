@@ -191,6 +191,10 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
       region_cache_;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> functions_;
+  // By image: whether the resolver may know functions there
+  // (FunctionResolver::HasFunctions), asked once per image.
+  enum class ImageFunctions : uint8_t { kUnknown, kSome, kNone };
+  std::vector<ImageFunctions> image_functions_;
   absl::flat_hash_map<size_t, std::vector<uint64_t>> resets_;  // by buffer
   uint64_t resolver_calls_ = 0;
 };
@@ -576,6 +580,18 @@ uint32_t ProfileBuilder::Impl::Intern(const RawBlockKey& raw, uint32_t region) {
 
 FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {
   if (image == kNoImage) return FunctionId{};
+  if (image >= image_functions_.size()) {
+    image_functions_.resize(image + 1, ImageFunctions::kUnknown);
+  }
+  ImageFunctions& known = image_functions_[image];
+  if (known == ImageFunctions::kUnknown) {
+    known = resolver_.HasFunctions(image) ? ImageFunctions::kSome
+                                          : ImageFunctions::kNone;
+  }
+  // What FunctionAt() would answer for every address of such an image.
+  if (known == ImageFunctions::kNone) {
+    return {FrameKind::kUnknownCode, image, 0, 0};
+  }
   auto [it, inserted] = functions_.try_emplace({image, vaddr});
   if (inserted) {
     ++resolver_calls_;

@@ -3,6 +3,7 @@
 // cut into segments at every event boundary (and at all of them at once):
 // the merged profile must be identical to the sequential one.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -623,6 +624,67 @@ block 0x40100f 0x40100f 1 none
   // Unique addresses: 0x401000 0x401004 0x401100 0x401104 0x401108
   // 0x401009 0x40100f.
   EXPECT_EQ(resolver.calls(), 7u);
+}
+
+// Asks the wrapped resolver about every address: it does not say which
+// images have no functions (FunctionResolver::HasFunctions stays true).
+class AskEveryImage : public FunctionResolver {
+ public:
+  explicit AskEveryImage(FunctionResolver& inner) : inner_(inner) {}
+  std::optional<FunctionRange> FunctionAt(uint32_t image,
+                                          uint64_t vaddr) override {
+    return inner_.FunctionAt(image, vaddr);
+  }
+
+ private:
+  FunctionResolver& inner_;
+};
+
+TEST(StackTest, ImagesWithoutFunctionsAreNotAskedAndProfileTheSame) {
+  // Image 1 is a memory dump without symbols (as the images of a CoreSight
+  // snapshot): main calls into it twice, and its code calls itself.
+  absl::StatusOr<EventScript> script =
+      ParseEventScript(absl::StrCat(kProgram, R"(
+image /dump.bin
+region 1 0x600000 0x700000
+block 0x401000 0x401004 2 call next=0x401009
+block 0x600000 0x600008 3 call next=0x60000c
+block 0x600100 0x600104 2 return
+block 0x60000c 0x600010 2 return
+block 0x401009 0x401009 1 call next=0x40100f
+block 0x600000 0x600008 3 call next=0x60000c
+block 0x600100 0x600104 2 return
+block 0x60000c 0x600010 2 return
+block 0x40100f 0x40100f 1 none
+)"));
+  ASSERT_TRUE(script.ok()) << script.status();
+
+  testing::FakeResolver told(script->functions);
+  ProfileBuilder skipping(script->timeline, told, script->options);
+  testing::FeedEvents(script->events, skipping);
+  for (const auto& [address, calls] : told.calls_per_address()) {
+    EXPECT_EQ(address.first, 0u)
+        << "asked about image 1 at 0x" << std::hex << address.second;
+  }
+  EXPECT_EQ(skipping.resolver_calls(), told.calls());
+
+  testing::FakeResolver untold_inner(script->functions);
+  AskEveryImage untold(untold_inner);
+  ProfileBuilder asking(script->timeline, untold, script->options);
+  testing::FeedEvents(script->events, asking);
+  // Without being told, the builder asks about image 1's addresses too.
+  EXPECT_GT(asking.resolver_calls(), skipping.resolver_calls());
+
+  const Profile skipped = skipping.Finish();
+  const Profile asked = asking.Finish();
+  EXPECT_EQ(
+      testing::FirstDifference(ProfileToText(skipped), ProfileToText(asked)),
+      "");
+  EXPECT_EQ(skipped.blocks, asked.blocks);
+  EXPECT_EQ(StackWeights(*script, skipped.merged),
+            (Stacks{{"main", 4},
+                    {"main;[dump.bin+0x600000]", 10},
+                    {"main;[dump.bin+0x600000];[dump.bin+0x600100]", 4}}));
 }
 
 }  // namespace
