@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -685,6 +686,52 @@ block 0x40100f 0x40100f 1 none
             (Stacks{{"main", 4},
                     {"main;[dump.bin+0x600000]", 10},
                     {"main;[dump.bin+0x600000];[dump.bin+0x600100]", 4}}));
+}
+
+TEST(StackTest, BlocksThatFollowOneBlockInTurnStayApart) {
+  // The blocks after 0x401000's conditional branch alternate among four
+  // that share an address and differ in one field each (instruction count,
+  // last address, branch kind): the builder's memo of the last two
+  // successors of a block (events naming their region, as CoreSight's do)
+  // must hit only on an exact match and make room for the newest.
+  absl::StatusOr<EventScript> script =
+      ParseEventScript(absl::StrCat(kProgram, R"(
+block 0x401100 0x401100 1 call next=0x401105 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 2 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401018 3 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 2 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 2 cond-taken next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 3 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401018 3 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 2 jump next=0x401000 region=1
+block 0x401000 0x401004 2 cond-taken region=1
+block 0x401010 0x401014 3 jump next=0x401000 region=1
+)"));
+  ASSERT_TRUE(script.ok()) << script.status();
+  const Profile profile = testing::BuildProfile(*script);
+  std::map<std::tuple<uint64_t, uint64_t, uint32_t, BranchKind>, uint64_t>
+      counts;
+  for (const BlockStats& b : profile.blocks) {
+    counts[{b.vaddr, b.last_vaddr, b.ninsn, b.end}] += b.count;
+  }
+  using K = std::tuple<uint64_t, uint64_t, uint32_t, BranchKind>;
+  EXPECT_EQ(counts, (std::map<K, uint64_t>{
+                        {K{0x401100, 0x401100, 1, BranchKind::kCall}, 1},
+                        {K{0x401000, 0x401004, 2, BranchKind::kCondTaken}, 8},
+                        {K{0x401010, 0x401014, 2, BranchKind::kJump}, 3},
+                        {K{0x401010, 0x401018, 3, BranchKind::kJump}, 2},
+                        {K{0x401010, 0x401014, 2, BranchKind::kCondTaken}, 1},
+                        {K{0x401010, 0x401014, 3, BranchKind::kJump}, 2},
+                    }));
+  EXPECT_EQ(profile.merged.nodes[0].total_insns,
+            1u + 8 * 2 + 3 * 2 + 2 * 3 + 1 * 2 + 2 * 3);
 }
 
 }  // namespace
