@@ -519,6 +519,25 @@ block 0x401009 0x401009 1 none
             (Stacks{{"main", 6}, {"main;bar", 3}, {"main;foo", 4}}));
 }
 
+TEST(StackTest, OneThreadsMergedTreeIsItsTree) {
+  // Stream 1 only lost trace: no tree of its own, so the merged tree is
+  // stream 0's alone (FinishProfile copies it instead of building it again).
+  ScriptRun run = RunScript(R"(
+stream 1
+gap overflow
+stream 0
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 4 return
+block 0x401009 0x401009 1 none
+)");
+  ASSERT_EQ(run.profile.threads.size(), 1u);
+  EXPECT_EQ(run.profile.threads[0].stream, 0u);
+  EXPECT_EQ(run.profile.merged.nodes, run.profile.threads[0].tree.nodes);
+  EXPECT_EQ(run.profile.merged.node_blocks,
+            run.profile.threads[0].tree.node_blocks);
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3}, {"main;foo", 4}}));
+}
+
 TEST(StackTest, TracedKernelHandlerGetsAFarFrame) {
   ScriptRun run = RunScript(R"(
 image /boot/kernel kernel
