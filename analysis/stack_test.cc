@@ -663,20 +663,16 @@ class AskEveryImage : public FunctionResolver {
 TEST(StackTest, ImagesWithoutFunctionsAreNotAskedAndProfileTheSame) {
   // Image 1 is a memory dump without symbols (as the images of a CoreSight
   // snapshot): main calls into it twice, and its code calls itself.
-  absl::StatusOr<EventScript> script =
-      ParseEventScript(absl::StrCat(kProgram, R"(
-image /dump.bin
-region 1 0x600000 0x700000
-block 0x401000 0x401004 2 call next=0x401009
+  constexpr char kIntoTheDump[] = R"(
 block 0x600000 0x600008 3 call next=0x60000c
 block 0x600100 0x600104 2 return
 block 0x60000c 0x600010 2 return
-block 0x401009 0x401009 1 call next=0x40100f
-block 0x600000 0x600008 3 call next=0x60000c
-block 0x600100 0x600104 2 return
-block 0x60000c 0x600010 2 return
-block 0x40100f 0x40100f 1 none
-)"));
+)";
+  absl::StatusOr<EventScript> script = ParseEventScript(
+      absl::StrCat(kProgram, "image /dump.bin\nregion 1 0x600000 0x700000\n",
+                   "block 0x401000 0x401004 2 call next=0x401009", kIntoTheDump,
+                   "block 0x401009 0x401009 1 call next=0x40100f", kIntoTheDump,
+                   "block 0x40100f 0x40100f 1 none\n"));
   ASSERT_TRUE(script.ok()) << script.status();
 
   testing::FakeResolver told(script->functions);
@@ -713,26 +709,19 @@ TEST(StackTest, BlocksThatFollowOneBlockInTurnStayApart) {
   // last address, branch kind): the builder's memo of the last two
   // successors of a block (events naming their region, as CoreSight's do)
   // must hit only on an exact match and make room for the newest.
-  absl::StatusOr<EventScript> script =
-      ParseEventScript(absl::StrCat(kProgram, R"(
-block 0x401100 0x401100 1 call next=0x401105 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 2 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401018 3 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 2 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 2 cond-taken next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 3 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401018 3 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 2 jump next=0x401000 region=1
-block 0x401000 0x401004 2 cond-taken region=1
-block 0x401010 0x401014 3 jump next=0x401000 region=1
-)"));
+  const char* const kSuccessors[] = {
+      "0x401010 0x401014 2 jump", "0x401010 0x401018 3 jump",
+      "0x401010 0x401014 2 jump", "0x401010 0x401014 2 cond-taken",
+      "0x401010 0x401014 3 jump", "0x401010 0x401018 3 jump",
+      "0x401010 0x401014 2 jump", "0x401010 0x401014 3 jump"};
+  std::string text = absl::StrCat(
+      kProgram, "block 0x401100 0x401100 1 call next=0x401105 region=1\n");
+  for (const char* successor : kSuccessors) {
+    absl::StrAppend(&text,
+                    "block 0x401000 0x401004 2 cond-taken region=1\nblock ",
+                    successor, " next=0x401000 region=1\n");
+  }
+  absl::StatusOr<EventScript> script = ParseEventScript(text);
   ASSERT_TRUE(script.ok()) << script.status();
   const Profile profile = testing::BuildProfile(*script);
   std::map<std::tuple<uint64_t, uint64_t, uint32_t, BranchKind>, uint64_t>
