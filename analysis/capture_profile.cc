@@ -54,6 +54,10 @@ class SharedResolver : public FunctionResolver {
     if (inserted) it->second = resolver_.FunctionAt(image, vaddr);
     return it->second;
   }
+  bool HasFunctions(uint32_t image) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return resolver_.HasFunctions(image);
+  }
 
  private:
   FunctionResolver& resolver_;

@@ -24,6 +24,15 @@ class FunctionResolver {
   // may be slow-ish but must be deterministic.
   virtual std::optional<FunctionRange> FunctionAt(uint32_t image,
                                                   uint64_t vaddr) = 0;
+  // False promises that FunctionAt() gives nullopt for every address of
+  // `image` (no symbols: a memory dump, a stripped file, a missing one), so
+  // callers may skip asking per address; a CoreSight snapshot's images have
+  // no symbols, and there one call per new block was a tenth of the
+  // profile's own cost. True (the default) promises nothing.
+  virtual bool HasFunctions(uint32_t image) {
+    (void)image;
+    return true;
+  }
 };
 
 }  // namespace hwt::analysis

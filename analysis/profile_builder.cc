@@ -56,10 +56,9 @@ struct RawBlockKey {
   }
 };
 
-// The block that followed a block last time, by the event's own fields:
-// in loops the successor repeats, and a hit saves the lookups of BlockOf.
-// Only for events that name their region (the lookup by position is not
-// memoized).
+// A block that followed a block, by the event's own fields: in loops the
+// successor repeats, and a hit saves the lookups of BlockOf. Only for events
+// that name their region (the lookup by position is not memoized).
 struct SuccessorMemo {
   uint64_t ip = 0;
   uint64_t last_ip = 0;
@@ -68,6 +67,33 @@ struct SuccessorMemo {
   BranchKind branch = BranchKind::kNone;
   Isa isa = Isa::kUnknown;
   uint32_t block = kNone;
+
+  bool Matches(const Event& e) const {
+    return event_region == e.region && ip == e.ip && last_ip == e.last_ip &&
+           ninsn == e.ninsn && branch == e.branch && isa == e.isa;
+  }
+};
+
+// The last two successors of a block, the most recent first: a conditional
+// branch goes two ways. Events without decoder ids (CoreSight) come here
+// for every block; with one successor per block a seventh of the blocks of
+// a CoreSight snapshot missed, and in two thirds of those misses the block
+// was the successor before the last. 64 bytes: one cache line.
+struct alignas(64) Successors {
+  SuccessorMemo way[2];
+
+  // The memo that matches `e`, made the most recent; nullptr if none.
+  const SuccessorMemo* Find(const Event& e) {
+    if (way[0].Matches(e)) return &way[0];
+    if (!way[1].Matches(e)) return nullptr;
+    std::swap(way[0], way[1]);
+    return &way[0];
+  }
+  // `memo` becomes the most recent, the older of the two goes.
+  void Add(const SuccessorMemo& memo) {
+    way[1] = way[0];
+    way[0] = memo;
+  }
 };
 
 struct StreamState {
@@ -186,11 +212,15 @@ class ProfileBuilder::Impl : public BaseHandler, public StackTable {
   };
   absl::flat_hash_map<ThreadKey, uint32_t> thread_index_;
   absl::flat_hash_map<RawBlockKey, uint32_t> raw_blocks_;
-  std::vector<SuccessorMemo> successors_;  // by block id
+  std::vector<Successors> successors_;  // by block id
   // (buffer, changes applied, ip) -> region, for events without a region.
   absl::flat_hash_map<std::tuple<size_t, size_t, uint64_t>, uint32_t>
       region_cache_;
   absl::flat_hash_map<std::pair<uint32_t, uint64_t>, FunctionId> functions_;
+  // By image: whether the resolver may know functions there
+  // (FunctionResolver::HasFunctions), asked once per image.
+  enum class ImageFunctions : uint8_t { kUnknown, kSome, kNone };
+  std::vector<ImageFunctions> image_functions_;
   absl::flat_hash_map<size_t, std::vector<uint64_t>> resets_;  // by buffer
   uint64_t resolver_calls_ = 0;
 };
@@ -411,17 +441,13 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
   uint32_t block = kNone;
   const size_t by_id = DecoderBlockIndex(e);
   if (by_id < s.decoder_blocks.size()) block = s.decoder_blocks[by_id];
-  SuccessorMemo* memo = nullptr;
+  Successors* successors = nullptr;
   if (block == kNone && t.last_block != kNone && e.region != 0) {
     if (t.last_block >= successors_.size()) {
       successors_.resize(data_->store.blocks().size());
     }
-    memo = &successors_[t.last_block];
-    if (memo->event_region == e.region && memo->ip == e.ip &&
-        memo->last_ip == e.last_ip && memo->ninsn == e.ninsn &&
-        memo->branch == e.branch && memo->isa == e.isa) {
-      block = memo->block;
-    }
+    successors = &successors_[t.last_block];
+    if (const SuccessorMemo* memo = successors->Find(e)) block = memo->block;
   }
   if (block == kNone) {
     const auto [found, region] = BlockOf(s, e);
@@ -430,9 +456,9 @@ void ProfileBuilder::Impl::OnBlock(StreamState& s, const Event& e) {
     // Only a region the event named and that holds its ip is memoized, so a
     // hit needs neither the check nor the statistics again.
     if (e.region != 0 && region == e.region - 1) {
-      if (memo != nullptr) {
-        *memo = SuccessorMemo{e.ip,     e.last_ip, e.ninsn, e.region,
-                              e.branch, e.isa,     block};
+      if (successors != nullptr) {
+        successors->Add(SuccessorMemo{e.ip, e.last_ip, e.ninsn, e.region,
+                                      e.branch, e.isa, block});
       }
       if (by_id != kNoDecoderIndex) {
         if (by_id >= s.decoder_blocks.size()) {
@@ -576,6 +602,18 @@ uint32_t ProfileBuilder::Impl::Intern(const RawBlockKey& raw, uint32_t region) {
 
 FunctionId ProfileBuilder::Impl::FunctionOf(uint32_t image, uint64_t vaddr) {
   if (image == kNoImage) return FunctionId{};
+  if (image >= image_functions_.size()) {
+    image_functions_.resize(image + 1, ImageFunctions::kUnknown);
+  }
+  ImageFunctions& known = image_functions_[image];
+  if (known == ImageFunctions::kUnknown) {
+    known = resolver_.HasFunctions(image) ? ImageFunctions::kSome
+                                          : ImageFunctions::kNone;
+  }
+  // What FunctionAt() would answer for every address of such an image.
+  if (known == ImageFunctions::kNone) {
+    return {FrameKind::kUnknownCode, image, 0, 0};
+  }
   auto [it, inserted] = functions_.try_emplace({image, vaddr});
   if (inserted) {
     ++resolver_calls_;

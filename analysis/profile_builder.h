@@ -12,8 +12,9 @@
 // yields exactly the profile a sequential builder gives.
 //
 // A builder is not thread-safe: each decoding worker has its own. The
-// FunctionResolver is called from the builder's thread, once per unique
-// address per builder; share one between workers only if it is thread-safe.
+// FunctionResolver is called from the builder's thread, once per image
+// (HasFunctions) and once per unique address of an image with functions per
+// builder; share one between workers only if it is thread-safe.
 #ifndef HWT_ANALYSIS_PROFILE_BUILDER_H_
 #define HWT_ANALYSIS_PROFILE_BUILDER_H_
 
@@ -116,7 +117,8 @@ class ProfileBuilder : public EventSink {
   // The segment's partial result (options.segment must be true).
   ProfileSegment FinishSegment();
 
-  // Resolver calls made so far (one per unique address).
+  // FunctionAt calls made so far (one per unique address of an image whose
+  // resolver may know functions there).
   uint64_t resolver_calls() const;
 
  private:

@@ -271,7 +271,11 @@ Profile FinishProfile(const ProfileStore& store,
     profile.threads.push_back(std::move(thread));
     roots.push_back(t->root_node);
   }
-  profile.merged = finisher.BuildTree(roots);
+  // One thread (every CoreSight trace of one core, every thread-mode PT
+  // trace): the merged tree is that thread's, already built; building it
+  // again was half of FinishProfile there.
+  profile.merged = roots.size() == 1 ? profile.threads.back().tree
+                                     : finisher.BuildTree(roots);
   FunctionTables(profile);
 
   const auto& paths = store.paths();

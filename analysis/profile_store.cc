@@ -166,10 +166,17 @@ uint32_t ProfileStore::NodeSlot(uint32_t node, uint32_t block,
 
 uint32_t ProfileStore::Slot(uint32_t node, uint32_t block) {
   BlockMemo& memo = memo_[block];
-  if (memo.slot_node == node) return memo.slot;
-  const uint32_t slot = NodeSlot(node, block, memo);
-  memo.slot_node = node;
-  memo.slot = slot;
+  if (memo.slot_node[0] == node) return memo.slot[0];
+  uint32_t slot;
+  if (memo.slot_node[1] == node) {
+    slot = memo.slot[1];
+  } else {
+    slot = NodeSlot(node, block, memo);
+  }
+  memo.slot_node[1] = memo.slot_node[0];
+  memo.slot[1] = memo.slot[0];
+  memo.slot_node[0] = node;
+  memo.slot[0] = slot;
   return slot;
 }
 

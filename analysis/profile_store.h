@@ -166,13 +166,16 @@ class ProfileStore {
     }
   };
 
-  // Per block, the last answer of Slot and PathChild for it and the last
-  // two of AddEdge (a conditional branch goes two ways): in loops the same
-  // (node, block), (path, block) and (block, successor) come back over and
-  // over, and a memo hit saves a hash-table probe.
+  // Per block, the last two answers of Slot (a block shared by two callers
+  // runs under two nodes in turn: on a CoreSight snapshot a one-entry memo
+  // missed a fifth of the lookups, and the second entry catches two fifths
+  // of those), the last of PathChild and the last two of AddEdge (a conditional
+  // branch goes two ways): in loops the same (node, block), (path, block) and
+  // (block, successor) come back over and over, and a memo hit saves a probe of
+  // a node's table or a hash table.
   struct BlockMemo {
-    uint32_t slot_node = kNone;
-    uint32_t slot = kNone;
+    uint32_t slot_node[2] = {kNone, kNone};  // [0]: the most recent
+    uint32_t slot[2] = {kNone, kNone};
     uint32_t path_parent = kNone;
     uint32_t path_child = kNone;
     uint32_t edge_to[2] = {kNone, kNone};  // [0]: the most recent

@@ -112,5 +112,23 @@ TEST(ProfileStoreTest, FewNodesOverOneHugeFunction) {
   ExpectIdsInOrderOfFirstUse(SlotArrayLimits{.table_capacity = 2}, 20000, 1, 6);
 }
 
+TEST(ProfileStoreTest, OneBlockUnderNodesInTurn) {
+  // A block shared by callers runs under their nodes in turn: the memo of
+  // the last two nodes of a block hits on either and makes room for a third
+  // without giving any node another's slot.
+  ProfileStore store;
+  Populate(store, 4, 1, 4);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> slots;
+  const uint32_t nodes[] = {0, 1, 0, 1, 1, 2, 0, 2, 3, 1, 3, 3, 0, 2, 1, 0};
+  for (uint32_t block : {0u, 1u}) {
+    for (uint32_t node : nodes) {
+      const auto slot = slots.try_emplace({node, block}, slots.size()).first;
+      EXPECT_EQ(store.Slot(node, block), slot->second)
+          << "node " << node << " block " << block;
+    }
+  }
+  EXPECT_EQ(store.slots().size(), 8u);
+}
+
 }  // namespace
 }  // namespace hwt::analysis::internal

@@ -3,7 +3,9 @@
 // cut into segments at every event boundary (and at all of them at once):
 // the merged profile must be identical to the sequential one.
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -517,6 +519,25 @@ block 0x401009 0x401009 1 none
             (Stacks{{"main", 6}, {"main;bar", 3}, {"main;foo", 4}}));
 }
 
+TEST(StackTest, OneThreadsMergedTreeIsItsTree) {
+  // Stream 1 only lost trace: no tree of its own, so the merged tree is
+  // stream 0's alone (FinishProfile copies it instead of building it again).
+  ScriptRun run = RunScript(R"(
+stream 1
+gap overflow
+stream 0
+block 0x401000 0x401004 2 call next=0x401009
+block 0x401100 0x401104 4 return
+block 0x401009 0x401009 1 none
+)");
+  ASSERT_EQ(run.profile.threads.size(), 1u);
+  EXPECT_EQ(run.profile.threads[0].stream, 0u);
+  EXPECT_EQ(run.profile.merged.nodes, run.profile.threads[0].tree.nodes);
+  EXPECT_EQ(run.profile.merged.node_blocks,
+            run.profile.threads[0].tree.node_blocks);
+  EXPECT_EQ(run.stacks, (Stacks{{"main", 3}, {"main;foo", 4}}));
+}
+
 TEST(StackTest, TracedKernelHandlerGetsAFarFrame) {
   ScriptRun run = RunScript(R"(
 image /boot/kernel kernel
@@ -623,6 +644,102 @@ block 0x40100f 0x40100f 1 none
   // Unique addresses: 0x401000 0x401004 0x401100 0x401104 0x401108
   // 0x401009 0x40100f.
   EXPECT_EQ(resolver.calls(), 7u);
+}
+
+// Asks the wrapped resolver about every address: it does not say which
+// images have no functions (FunctionResolver::HasFunctions stays true).
+class AskEveryImage : public FunctionResolver {
+ public:
+  explicit AskEveryImage(FunctionResolver& inner) : inner_(inner) {}
+  std::optional<FunctionRange> FunctionAt(uint32_t image,
+                                          uint64_t vaddr) override {
+    return inner_.FunctionAt(image, vaddr);
+  }
+
+ private:
+  FunctionResolver& inner_;
+};
+
+TEST(StackTest, ImagesWithoutFunctionsAreNotAskedAndProfileTheSame) {
+  // Image 1 is a memory dump without symbols (as the images of a CoreSight
+  // snapshot): main calls into it twice, and its code calls itself.
+  constexpr char kIntoTheDump[] = R"(
+block 0x600000 0x600008 3 call next=0x60000c
+block 0x600100 0x600104 2 return
+block 0x60000c 0x600010 2 return
+)";
+  absl::StatusOr<EventScript> script = ParseEventScript(
+      absl::StrCat(kProgram, "image /dump.bin\nregion 1 0x600000 0x700000\n",
+                   "block 0x401000 0x401004 2 call next=0x401009", kIntoTheDump,
+                   "block 0x401009 0x401009 1 call next=0x40100f", kIntoTheDump,
+                   "block 0x40100f 0x40100f 1 none\n"));
+  ASSERT_TRUE(script.ok()) << script.status();
+
+  testing::FakeResolver told(script->functions);
+  ProfileBuilder skipping(script->timeline, told, script->options);
+  testing::FeedEvents(script->events, skipping);
+  for (const auto& [address, calls] : told.calls_per_address()) {
+    EXPECT_EQ(address.first, 0u)
+        << "asked about image 1 at 0x" << std::hex << address.second;
+  }
+  EXPECT_EQ(skipping.resolver_calls(), told.calls());
+
+  testing::FakeResolver untold_inner(script->functions);
+  AskEveryImage untold(untold_inner);
+  ProfileBuilder asking(script->timeline, untold, script->options);
+  testing::FeedEvents(script->events, asking);
+  // Without being told, the builder asks about image 1's addresses too.
+  EXPECT_GT(asking.resolver_calls(), skipping.resolver_calls());
+
+  const Profile skipped = skipping.Finish();
+  const Profile asked = asking.Finish();
+  EXPECT_EQ(
+      testing::FirstDifference(ProfileToText(skipped), ProfileToText(asked)),
+      "");
+  EXPECT_EQ(skipped.blocks, asked.blocks);
+  EXPECT_EQ(StackWeights(*script, skipped.merged),
+            (Stacks{{"main", 4},
+                    {"main;[dump.bin+0x600000]", 10},
+                    {"main;[dump.bin+0x600000];[dump.bin+0x600100]", 4}}));
+}
+
+TEST(StackTest, BlocksThatFollowOneBlockInTurnStayApart) {
+  // The blocks after 0x401000's conditional branch alternate among four
+  // that share an address and differ in one field each (instruction count,
+  // last address, branch kind): the builder's memo of the last two
+  // successors of a block (events naming their region, as CoreSight's do)
+  // must hit only on an exact match and make room for the newest.
+  const char* const kSuccessors[] = {
+      "0x401010 0x401014 2 jump", "0x401010 0x401018 3 jump",
+      "0x401010 0x401014 2 jump", "0x401010 0x401014 2 cond-taken",
+      "0x401010 0x401014 3 jump", "0x401010 0x401018 3 jump",
+      "0x401010 0x401014 2 jump", "0x401010 0x401014 3 jump"};
+  std::string text = absl::StrCat(
+      kProgram, "block 0x401100 0x401100 1 call next=0x401105 region=1\n");
+  for (const char* successor : kSuccessors) {
+    absl::StrAppend(&text,
+                    "block 0x401000 0x401004 2 cond-taken region=1\nblock ",
+                    successor, " next=0x401000 region=1\n");
+  }
+  absl::StatusOr<EventScript> script = ParseEventScript(text);
+  ASSERT_TRUE(script.ok()) << script.status();
+  const Profile profile = testing::BuildProfile(*script);
+  std::map<std::tuple<uint64_t, uint64_t, uint32_t, BranchKind>, uint64_t>
+      counts;
+  for (const BlockStats& b : profile.blocks) {
+    counts[{b.vaddr, b.last_vaddr, b.ninsn, b.end}] += b.count;
+  }
+  using K = std::tuple<uint64_t, uint64_t, uint32_t, BranchKind>;
+  EXPECT_EQ(counts, (std::map<K, uint64_t>{
+                        {K{0x401100, 0x401100, 1, BranchKind::kCall}, 1},
+                        {K{0x401000, 0x401004, 2, BranchKind::kCondTaken}, 8},
+                        {K{0x401010, 0x401014, 2, BranchKind::kJump}, 3},
+                        {K{0x401010, 0x401018, 3, BranchKind::kJump}, 2},
+                        {K{0x401010, 0x401014, 2, BranchKind::kCondTaken}, 1},
+                        {K{0x401010, 0x401014, 3, BranchKind::kJump}, 2},
+                    }));
+  EXPECT_EQ(profile.merged.nodes[0].total_insns,
+            1u + 8 * 2 + 3 * 2 + 2 * 3 + 1 * 2 + 2 * 3);
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ class SymbolizerImpl : public Symbolizer {
   const ImageInfo* GetImageInfo(uint32_t image_id) const override;
   const FunctionSymbol* FunctionFor(uint32_t image_id,
                                     uint64_t vaddr) const override;
+  bool HasFunctions(uint32_t image_id) const override;
   const std::vector<Frame>& Symbolize(uint32_t image_id,
                                       uint64_t vaddr) override;
   std::vector<const std::vector<Frame>*> SymbolizeBatch(
@@ -174,6 +175,12 @@ const FunctionSymbol* SymbolizerImpl::FunctionFor(uint32_t image_id,
   auto it = images_.find(image_id);
   if (it == images_.end() || it->second.file == nullptr) return nullptr;
   return it->second.file->functions.table.Find(vaddr);
+}
+
+bool SymbolizerImpl::HasFunctions(uint32_t image_id) const {
+  auto it = images_.find(image_id);
+  return it != images_.end() && it->second.file != nullptr &&
+         !it->second.file->functions.table.functions().empty();
 }
 
 DwarfFrames* SymbolizerImpl::Dwarf(LoadedFile& file) {

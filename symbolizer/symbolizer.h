@@ -136,6 +136,10 @@ class Symbolizer {
   // the Symbolizer.
   virtual const FunctionSymbol* FunctionFor(uint32_t image_id,
                                             uint64_t vaddr) const = 0;
+  // Whether FunctionFor() can find anything in the image: false for an
+  // image_id never added, a missing image and one without function symbols
+  // or PLT entries, whose every address is unknown code.
+  virtual bool HasFunctions(uint32_t image_id) const = 0;
 
   // Full symbolization (cached per (image, vaddr)): inline frames innermost
   // first, then the function, whose name is always FunctionFor()'s. Never

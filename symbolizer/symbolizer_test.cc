@@ -307,6 +307,13 @@ TEST(SymbolizerTest, UnknownAddressesAndMissingImages) {
   EXPECT_THAT(symbolizer->GetImageInfo(2)->missing_reason,
               HasSubstr("does-not-exist"));
   EXPECT_EQ(symbolizer->FunctionFor(1, 0x4f0), nullptr);
+  // Only the loaded image has functions to find (the profile builder asks
+  // no address of the others).
+  EXPECT_TRUE(symbolizer->HasFunctions(0));
+  EXPECT_FALSE(symbolizer->HasFunctions(1));
+  EXPECT_FALSE(symbolizer->HasFunctions(2));
+  EXPECT_FALSE(symbolizer->HasFunctions(99));
+  EXPECT_FALSE(symbolizer->HasFunctions(Symbolizer::kNoImage));
   // Far outside the loaded image's code.
   EXPECT_EQ(symbolizer->Symbolize(0, 0x7fff0000)[0].function,
             "[inline_prog+0x7fff0000]");

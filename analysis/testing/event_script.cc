@@ -363,6 +363,13 @@ std::optional<FunctionRange> FakeResolver::FunctionAt(uint32_t image,
   return FunctionRange{best->start, best->end};
 }
 
+bool FakeResolver::HasFunctions(uint32_t image) {
+  for (const ScriptFunction& f : functions_) {
+    if (f.image == image) return true;
+  }
+  return false;
+}
+
 const ScriptFunction* FakeResolver::Find(uint32_t image, uint64_t start) const {
   const ScriptFunction* best = nullptr;
   for (const ScriptFunction& f : functions_) {

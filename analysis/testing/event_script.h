@@ -94,6 +94,8 @@ class FakeResolver : public FunctionResolver {
       : functions_(std::move(functions)) {}
   std::optional<FunctionRange> FunctionAt(uint32_t image,
                                           uint64_t vaddr) override;
+  // Whether any symbol lies in the image.
+  bool HasFunctions(uint32_t image) override;
   // The symbol at (image, start), if any.
   const ScriptFunction* Find(uint32_t image, uint64_t start) const;
   uint64_t calls() const { return calls_; }

@@ -25,6 +25,9 @@ class SymbolizerResolver : public analysis::FunctionResolver {
     if (f == nullptr) return std::nullopt;
     return analysis::FunctionRange{f->start, f->start + f->size};
   }
+  bool HasFunctions(uint32_t image) override {
+    return symbolizer_.HasFunctions(image);
+  }
 
  private:
   const symbolizer::Symbolizer& symbolizer_;
