@@ -27,6 +27,7 @@
 #include "decoders/pt/pt_block_cache.h"
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/pt/pt_fast_walker.h"
+#include "decoders/pt/pt_libipt_handles.h"
 #include "decoders/pt/pt_seam.h"
 
 namespace hwt::pt {
@@ -202,12 +203,6 @@ class PtFastCounter : public SeamControl {
   // Event mode: delivers the records of the last successful walk.
   void Deliver(bool chunk_end);
 
-  struct PacketDecoderDeleter {
-    void operator()(pt_packet_decoder* decoder) const {
-      pt_pkt_free_decoder(decoder);
-    }
-  };
-
   const PtRunContext& run_;
   size_t buffer_index_;
   MemoryImage memory_;
@@ -223,7 +218,7 @@ class PtFastCounter : public SeamControl {
   // stands: a state is the PSB+'s alone and read again when dropped, so that
   // memory does not grow with the trace (PruneStates).
   std::map<size_t, PsbState> psb_states_;
-  std::unique_ptr<pt_packet_decoder, PacketDecoderDeleter> packets_;
+  PacketDecoderPtr packets_;
   uint64_t chunk_size_ = 0;
   uint64_t chunk_base_ = 0;  // file offset of the chunk
   bool data_lost_before_ = false;
