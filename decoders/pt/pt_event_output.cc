@@ -8,12 +8,8 @@
 
 namespace hwt::pt {
 
-EventOutput::EventOutput(EventSink* sink, uint32_t stream, size_t batch_size)
-    : sink_(sink),
-      stream_(stream),
-      batch_size_(std::max<size_t>(batch_size, 1)),
-      hold_limit_(4 * batch_size_) {
-  events_.reserve(batch_size_ + 16);
+EventOutput::EventOutput(EventSink* sink, uint32_t stream, size_t batch_size) {
+  Reset(sink, stream, batch_size);
 }
 
 void EventOutput::Reset(EventSink* sink, uint32_t stream, size_t batch_size) {

@@ -119,13 +119,13 @@ class EventOutput {
   void MaybeFlush();
   void Flush(size_t count);
 
-  EventSink* sink_;
-  uint32_t stream_;
-  size_t batch_size_;
+  EventSink* sink_ = nullptr;
+  uint32_t stream_ = 0;
+  size_t batch_size_ = 1;
   // Events held behind an undecided branch before it is given up as
-  // unknown: fixed at construction, so that the outcome does not depend on
-  // set_batch_size().
-  size_t hold_limit_;
+  // unknown: fixed at construction and Reset, so that the outcome does not
+  // depend on set_batch_size().
+  size_t hold_limit_ = 4;
   std::vector<Event> events_;
   size_t pending_ = kNone;  // index of the undecided block in events_
   uint64_t pending_target_ = 0;
