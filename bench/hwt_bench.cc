@@ -11,7 +11,7 @@
 //
 //   hwt_bench [--data DIR] [--synthetic-mib N]... [--capture PATH]...
 //             [--coresight SNAPSHOT_DIR] [--reps N] [--jobs N] [--only TEXT]
-//             [--folded-engine fast|libipt]
+//             [--engine fast|libipt]
 #include <fcntl.h>
 #include <malloc.h>
 #include <spawn.h>
@@ -175,9 +175,10 @@ struct Settings {
   int reps = 3;
   int jobs = 0;
   std::string only;
-  // The folded cases of one engine only (empty: both), e.g. to profile one
-  // with perf; the libipt cases check the fast ones, so they run by default.
-  std::string folded_engine;
+  // The --stats and --folded cases of one engine only (empty: both), e.g. to
+  // profile one with perf; the libipt cases check the fast ones, so they run
+  // by default.
+  std::string engine;
 };
 
 bool Wanted(const Settings& settings, const std::string& name) {
@@ -234,7 +235,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   };
   for (int j : {1, jobs}) {
     const std::string name = absl::StrFormat("decode --stats, jobs %d", j);
-    if (!Wanted(settings, "stats")) break;
+    if (!Wanted(settings, "stats") || settings.engine == "fast") break;
     DecoderOptions options;
     options.jobs = j;
     options.segment_bytes = pt::kDecodeSegmentBytes;  // as hwt-decode's
@@ -262,7 +263,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   for (int j : {1, jobs}) {
     // Every event on the fast engine, into nothing: what hwt-decode --stats
     // costs (its default engine).
-    if (!Wanted(settings, "stats")) break;
+    if (!Wanted(settings, "stats") || settings.engine == "libipt") break;
     const std::string name =
         absl::StrFormat("decode --stats, jobs %d, fast engine", j);
     DecoderOptions options;
@@ -324,7 +325,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   const DecoderEngine default_engine = analysis::CaptureProfileOptions().engine;
   std::string folded_jobs1;
   for (int j : {1, jobs}) {
-    if (settings.folded_engine == "libipt") break;
+    if (settings.engine == "libipt") break;
     const std::string name = absl::StrFormat("report --folded, jobs %d", j);
     std::string folded, note;
     const auto m = measure_folded(j, default_engine, &folded, &note);
@@ -357,7 +358,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
     }
     if (j == jobs) break;
   }
-  if (settings.folded_engine == "fast") return;
+  if (settings.engine == "fast") return;
   // The same with the libipt engine (hwt-report --decoder libipt): the fast
   // engine's reference, which must give the same folded stacks.
   std::string folded;
@@ -366,7 +367,7 @@ void RunPtCases(const Settings& settings, const PtInput& input) {
   PrintRow("report --folded, jobs 1, --decoder libipt", *m, bytes,
            baseline->wall);
   if (folded_jobs1.empty()) {
-    folded_jobs1 = folded;  // --folded-engine libipt: the reference
+    folded_jobs1 = folded;  // --engine libipt: the reference
   } else if (folded != folded_jobs1) {
     Fail(absl::StrFormat("%s: folded stacks of the libipt engine differ",
                          input.name));
@@ -635,15 +636,15 @@ int Main(int argc, char** argv) {
       settings.jobs = std::atoi(value().c_str());
     } else if (arg == "--only") {
       settings.only = value();
-    } else if (arg == "--folded-engine" &&
+    } else if ((arg == "--engine" || arg == "--folded-engine") &&
                (i + 1 < argc && (std::string(argv[i + 1]) == "fast" ||
                                  std::string(argv[i + 1]) == "libipt"))) {
-      settings.folded_engine = value();
+      settings.engine = value();
     } else {
       fprintf(stderr,
               "usage: hwt_bench [--data DIR] [--synthetic-mib N]... "
               "[--capture PATH]... [--coresight SNAPSHOT] [--reps N] "
-              "[--jobs N] [--only TEXT] [--folded-engine fast|libipt]\n");
+              "[--jobs N] [--only TEXT] [--engine fast|libipt]\n");
       return 2;
     }
   }
