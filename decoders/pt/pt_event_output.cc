@@ -38,6 +38,50 @@ void EventOutput::AddSlow(const Event& event) {
   MaybeFlush();
 }
 
+void EventOutput::AddRun(absl::Span<const Event> events) {
+  if (batch_size_ <= 1 || pending_ != kNone) {
+    for (const Event& event : events) {
+      if (event.kind == EventKind::kBlock) {
+        AddBlock(event);
+      } else {
+        Add(event);
+      }
+    }
+    return;
+  }
+  size_t stretch = 0;  // the first event not yet delivered
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& event = events[i];
+    const bool block = event.kind == EventKind::kBlock;
+    // What AddBlock() and Add() would put into the batch as it is.
+    if (!held_ &&
+        !(block && event.branch == BranchKind::kNone && event.next_ip != 0)) {
+      continue;
+    }
+    PassThrough(events.subspan(stretch, i - stretch));
+    if (block) {
+      AddBlock(event);
+    } else {
+      Add(event);
+    }
+    stretch = i + 1;
+  }
+  PassThrough(events.subspan(stretch));
+}
+
+void EventOutput::PassThrough(absl::Span<const Event> events) {
+  if (events.empty()) return;
+  Flush(events_.size());
+  // In pieces of at most a batch: a sink that copies what it cannot pass on
+  // yet (a parallel decode's segment at its end, pt_seam.h) then copies no
+  // more at a time than it did from the batch.
+  while (!events.empty()) {
+    const size_t count = std::min(events.size(), batch_size_);
+    sink_->OnEvents(stream_, events.first(count));
+    events.remove_prefix(count);
+  }
+}
+
 void EventOutput::PutCondBlock(const Event& block, uint64_t target) {
   if (pending_ != kNone) Resolve(block.ip);
   events_.push_back(block);

@@ -25,6 +25,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "decoders/event.h"
 
 namespace hwt::pt {
@@ -71,6 +72,15 @@ class EventOutput {
     }
     PutCondBlock(block, target);
   }
+  // Events whose blocks' branch kinds are known, as AddBlock() (blocks) and
+  // Add() (the rest) one by one would deliver them; but what needs neither
+  // joining nor a decision goes to the sink straight from `events`, in
+  // pieces of up to a batch, instead of through the batch: a copy of every
+  // event saved, and the fast path's walks are thousands of events long.
+  // The sink's batches are then not those of one-by-one calls (a sink sees
+  // the same events in the same order). With a batch size of 1 (events as
+  // they come) it is the calls one by one.
+  void AddRun(absl::Span<const Event> events);
   // Delivers everything (a held-back branch is unknown), without
   // OnStreamEnd().
   void Drain();
@@ -114,6 +124,9 @@ class EventOutput {
   }
 
   void AddSlow(const Event& event);
+  // Delivers the batch, then `events` as they are, a batch's worth at a
+  // time (nothing pending).
+  void PassThrough(absl::Span<const Event> events);
   static std::optional<uint64_t> LocationOf(const Event& event);
   void Resolve(std::optional<uint64_t> location);
   void MaybeFlush();

@@ -169,10 +169,9 @@ const PsbState& PtFastCounter::StateOf(size_t index) {
 }
 
 void PtFastCounter::DropHeld() {
-  if (!held_) return;
-  held_->records.clear();
-  held_records_.swap(held_->records);
   held_.reset();
+  records_.clear();
+  walk_start_ = 0;
 }
 
 void PtFastCounter::PruneStates(size_t index) {
@@ -190,7 +189,7 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing,
   const PsbState& here = StateOf(i);
   const bool events = sink_ != nullptr;
   if (events) {
-    records_.clear();
+    records_.resize(walk_start_);  // what a failed walk left goes
     // libipt reports timing and context as events. Without a FUP the PSB+
     // binds its status to nothing the walker can place, except when the
     // flow comes to it with tracing off and it has no execution mode: then
@@ -209,14 +208,13 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing,
     if (status && here.enabled) {
       // What libipt reports at a PSB its flow runs through: the execution
       // mode, bound to the FUP's instruction (pt_seam.h).
-      FastWalker::Record& status = records_.emplace_back();
-      status.event.kind = EventKind::kExecMode;
-      status.event.isa = here.isa;
-      status.event.ip = here.ip;
-      status.event.time = clock_.Now();
-      status.event.code =
-          kPtStatusUpdate | (status.event.time != 0 ? kPtHasTsc : 0);
-      status.event.offset = here.end;
+      Event& status = records_.emplace_back();
+      status.kind = EventKind::kExecMode;
+      status.isa = here.isa;
+      status.ip = here.ip;
+      status.time = clock_.Now();
+      status.code = kPtStatusUpdate | (status.time != 0 ? kPtHasTsc : 0);
+      status.offset = here.end;
     }
   }
   if (!packets_ || !here.usable ||
@@ -246,28 +244,25 @@ std::optional<uint64_t> PtFastCounter::TryWalk(size_t i, bool continuing,
 }
 
 void PtFastCounter::Deliver(bool chunk_end) {
-  if (chunk_end && !records_.empty() && records_.back().cond) {
+  if (chunk_end && !records_.empty() &&
+      FastWalker::IsCondBlock(records_.back())) {
     // libipt's flow ends with the last packet: where the branch went is not
     // known (pt_event_output.h).
-    records_.back().event.branch = BranchKind::kNone;
+    records_.back().branch = BranchKind::kNone;
   }
   if (chunk_end && walker_.enabled()) {
     // libipt reports that the trace ended with tracing on (pts_eos).
-    FastWalker::Record& end = records_.emplace_back();
-    end.event.kind = EventKind::kDisabled;
-    end.event.code = kPtEndOfTrace;
-    end.event.offset = chunk_size_;
+    Event& end = records_.emplace_back();
+    end.kind = EventKind::kDisabled;
+    end.code = kPtEndOfTrace;
+    end.offset = chunk_size_;
   }
-  for (FastWalker::Record& record : records_) {
-    Event& event = record.event;
+  for (Event& event : records_) {
     event.offset += chunk_base_;
-    if (event.kind == EventKind::kBlock) {
-      ++fast_blocks_;
-      output_->AddBlock(event);
-    } else {
-      output_->Add(event);
-    }
+    fast_blocks_ += event.kind == EventKind::kBlock;
   }
+  // Mostly straight from records_ to the sink, without a copy.
+  output_->AddRun(records_);
   records_.clear();
 }
 
@@ -496,6 +491,7 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
                         bool data_lost_before, bool segment_start,
                         StreamStats* stats) {
   psb_states_.clear();
+  DropHeld();  // a run stopped at a seam may have left a hold
   const size_t n = psbs_.size();
   segment_start_ = segment_start;
 
@@ -542,7 +538,6 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
     PruneStates(i);
     if (output_ && !held_) {
       held_.emplace();
-      held_->records.swap(held_records_);  // empty, with its capacity
       held_->first = i;
       held_->walking = walking;
       held_->before = SaveWalkState();
@@ -570,12 +565,12 @@ void PtFastCounter::Run(const uint8_t* data, size_t size, uint64_t file_offset,
         continue;
       }
       held_->count += *count;
-      held_->records.insert(held_->records.end(), records_.begin(),
-                            records_.end());
       held_->walked = true;
-      if (hold) continue;
+      if (hold) {
+        walk_start_ = records_.size();
+        continue;
+      }
       stats->instructions += held_->count;
-      records_.swap(held_->records);
       Deliver(i == n);
       DropHeld();
       continue;

@@ -57,17 +57,16 @@ struct FastWalkState {
 };
 
 // PtFastCounter, event mode: walked segments whose records are held back
-// because the last walk ended at a PSB with tracing off, until a walk ends
-// where tracing is on. If the walker gives up on the segment after such a PSB,
-// libipt decodes from the first held segment instead, with the state
-// kept here (a libipt run cannot start at a PSB with tracing off:
-// pt_seam.h).
+// (at the front of the counter's records) because the last walk ended at a
+// PSB with tracing off, until a walk ends where tracing is on. If the walker
+// gives up on the segment after such a PSB, libipt decodes from the first held
+// segment instead, with the state kept here (a libipt run cannot start at a PSB
+// with tracing off: pt_seam.h).
 struct HeldFastWalks {
   size_t first = 0;      // the first segment held
   bool walking = false;  // reached by a walk (else a restart)
   bool walked = false;   // a segment is held
   uint64_t count = 0;
-  std::vector<FastWalker::Record> records;
   FastWalkState before;  // before the first
 };
 
@@ -173,7 +172,7 @@ class PtFastCounter : public SeamControl {
   // segment is left to libipt, which applies changes as it reads.
   bool AddressSpaceChangesIn(uint64_t from, uint64_t to) const;
 
-  // Ends the hold (if any), keeping its records' storage.
+  // Ends the hold (if any) and drops the records (their storage kept).
   void DropHeld();
   const PsbState& StateOf(size_t index);
   // Drops the PSB+ states before `index` and before the ones the run may
@@ -239,14 +238,14 @@ class PtFastCounter : public SeamControl {
   bool clock_broken_ = false;   // unknown for the rest of the chunk
   uint64_t replay_budget_ = 0;  // bytes replays may still decode
   uint64_t chunk_errors_ = 0;   // errors but overflows when the chunk started
-  std::vector<FastWalker::Record> records_;
+  // The walker's records: those of held walks (HeldFastWalks) before
+  // walk_start_, then the current walk's. A hold leaves its records where
+  // they are, so nothing is copied when the next walk decides (a hold
+  // gathers up to tens of thousands of records on the bench's trace).
+  std::vector<Event> records_;
+  size_t walk_start_ = 0;
   uint64_t fast_blocks_ = 0;           // blocks delivered from the walker
   std::optional<HeldFastWalks> held_;  // see HeldFastWalks
-  // The storage of held_->records between holds (DropHeld): a hold swaps its
-  // records into records_ and the buffers take turns, rather than a buffer
-  // of a segment's records (hundreds of KiB) being allocated and freed per
-  // hold.
-  std::vector<FastWalker::Record> held_records_;
   // DecodeSegment.
   bool segment_run_ = false;    // in DecodeSegment
   bool segment_start_ = false;  // the run started at a PSB mid-chunk

@@ -191,11 +191,9 @@ bool FastWalker::TakeTnt(uint64_t bits, int count) {
       if (records_ != nullptr) {
         // A branch to the next instruction goes there either way; libipt's
         // output calls it not taken (pt_event_output.h).
-        EmitBlock(block,
-                  taken && block->target != block->fall
-                      ? BranchKind::kCondTaken
-                      : BranchKind::kCondNotTaken,
-                  /*cond=*/true);
+        EmitBlock(block, taken && block->target != block->fall
+                             ? BranchKind::kCondTaken
+                             : BranchKind::kCondNotTaken);
         if (i == 0) MarkTrailing();
       }
       block_ = cache_->Next(block, taken, isa_);
@@ -303,12 +301,9 @@ bool FastWalker::WalkTo(uint64_t ip) {
   }
 }
 
-void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch,
-                           bool cond) {
+void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch) {
   if (block->region == 0) failed_ = true;
-  Record& record = records_->emplace_back();
-  record.cond = cond;
-  Event& event = record.event;
+  Event& event = records_->emplace_back();
   event.kind = EventKind::kBlock;
   event.branch = branch;
   event.isa = isa_;
@@ -330,7 +325,7 @@ void FastWalker::EmitBlock(const FastBlock* block, BranchKind branch,
 void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
                              uint64_t last, uint64_t next) {
   EmitBlock(block, BranchKind::kNone);
-  Event& event = records_->back().event;
+  Event& event = records_->back();
   // Part of the cached block: not what its id stands for.
   event.code &= ~kBlockDecoderId;
   event.value = 0;
@@ -341,8 +336,7 @@ void FastWalker::EmitPartial(const FastBlock* block, uint32_t ninsn,
 
 void FastWalker::EmitEvent(EventKind kind, uint64_t ip, uint32_t code,
                            uint64_t next_ip, uint64_t time) {
-  Record& record = records_->emplace_back();
-  Event& event = record.event;
+  Event& event = records_->emplace_back();
   event.kind = kind;
   event.ip = ip;
   event.code = code | (time != 0 ? kPtHasTsc : 0);
@@ -362,7 +356,7 @@ void FastWalker::TakeEnable(uint64_t ip) {
             time);
   if (pending_exec_) {
     EmitEvent(EventKind::kExecMode, ip, 0, 0, time);
-    records_->back().event.isa = *pending_exec_;
+    records_->back().isa = *pending_exec_;
     pending_exec_.reset();
   }
 }
@@ -511,7 +505,7 @@ bool FastWalker::EnterNext(const PsbState& next, uint64_t end) {
     // block that took the last packet before it (pt_seam.h).
     packet_offset_ = end;
     EmitEvent(EventKind::kCoreBusRatio, 0, kPtStatusUpdate, 0, Now());
-    records_->back().event.value = *next.cbr;
+    records_->back().value = *next.cbr;
   }
   if (enabled_) {
     if (next.has_isa && next.isa != isa_) return false;

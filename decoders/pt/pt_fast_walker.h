@@ -60,17 +60,19 @@ class FastWalker {
  public:
   explicit FastWalker(FastBlockCache* cache) : cache_(cache) {}
 
-  // One event of a walk; `cond`: a block that ends in a conditional branch
-  // (its outcome is in event.branch).
-  struct Record {
-    Event event;
-    bool cond = false;
-  };
   // Event mode (records != null): Walk() also appends the blocks and events
   // that libipt's decoder reports for the segment, with chunk-relative
   // offsets, and gives up on what it cannot report as libipt does (timing
-  // packets, blocks that run into another region).
-  void set_records(std::vector<Record>* records) { records_ = records; }
+  // packets, blocks that run into another region). Plain events, so that
+  // the caller can hand a walk's records to a sink as they are.
+  void set_records(std::vector<Event>* records) { records_ = records; }
+  // Whether a record is a block that ends in a conditional branch (its
+  // outcome in branch): the walker gives no other block these kinds.
+  static bool IsCondBlock(const Event& record) {
+    return record.kind == EventKind::kBlock &&
+           (record.branch == BranchKind::kCondTaken ||
+            record.branch == BranchKind::kCondNotTaken);
+  }
   // Event mode with timing: the walker keeps `clock` (libipt's time, which
   // the caller sets up where a walk starts) as it reads packets, and gives
   // its blocks and events libipt's times. Without a clock it gives up on
@@ -122,7 +124,7 @@ class FastWalker {
   // Walks to the `ip` of an asynchronous event (a FUP); false also when the
   // instruction there is a branch.
   bool WalkToAsync(uint64_t ip);
-  void EmitBlock(const FastBlock* block, BranchKind branch, bool cond = false);
+  void EmitBlock(const FastBlock* block, BranchKind branch);
   // The first `ninsn` instructions of `block`, the last at `last`; the flow
   // stops before `next` (an event or a PSB binds there).
   void EmitPartial(const FastBlock* block, uint32_t ninsn, uint64_t last,
@@ -164,7 +166,7 @@ class FastWalker {
   // An event at `time` that libipt fetches when it comes to it.
   void FetchEvent(uint64_t time) {
     query_time_ = time;
-    if (trailing_ != kNoBlock) (*records_)[trailing_].event.time = time;
+    if (trailing_ != kNoBlock) (*records_)[trailing_].time = time;
     trailing_ = kNoBlock;
   }
   bool follow_disables_ = true;  // TIP.PGD
@@ -173,7 +175,7 @@ class FastWalker {
   Isa isa_ = Isa::kX86_64;
   FastBlock* block_ = nullptr;  // where the flow is (enabled_)
   uint64_t count_ = 0;          // instructions of the current Walk()
-  std::vector<Record>* records_ = nullptr;
+  std::vector<Event>* records_ = nullptr;
   uint64_t packet_offset_ = 0;         // of the packet being followed
   bool failed_ = false;                // event mode: something libipt reports
                                        // differently
