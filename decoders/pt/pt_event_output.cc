@@ -40,30 +40,18 @@ void EventOutput::AddSlow(const Event& event) {
 
 void EventOutput::AddRun(absl::Span<const Event> events) {
   if (batch_size_ <= 1 || pending_ != kNone) {
-    for (const Event& event : events) {
-      if (event.kind == EventKind::kBlock) {
-        AddBlock(event);
-      } else {
-        Add(event);
-      }
-    }
+    for (const Event& event : events) AddEvent(event);
     return;
   }
   size_t stretch = 0;  // the first event not yet delivered
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& event = events[i];
-    const bool block = event.kind == EventKind::kBlock;
     // What AddBlock() and Add() would put into the batch as it is.
-    if (!held_ &&
-        !(block && event.branch == BranchKind::kNone && event.next_ip != 0)) {
+    if (!held_ && !(event.kind == EventKind::kBlock && MayContinue(event))) {
       continue;
     }
     PassThrough(events.subspan(stretch, i - stretch));
-    if (block) {
-      AddBlock(event);
-    } else {
-      Add(event);
-    }
+    AddEvent(event);
     stretch = i + 1;
   }
   PassThrough(events.subspan(stretch));

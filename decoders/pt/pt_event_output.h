@@ -54,7 +54,7 @@ class EventOutput {
       Put(held_block_);
       return;
     }
-    if (block.branch == BranchKind::kNone && block.next_ip != 0) {
+    if (MayContinue(block)) {
       held_block_ = block;
       held_ = true;
       return;
@@ -123,6 +123,19 @@ class EventOutput {
     Put(held_block_);
   }
 
+  // Whether a block ended without a branch where the next one may continue
+  // it: such a block is held for joining.
+  static bool MayContinue(const Event& block) {
+    return block.branch == BranchKind::kNone && block.next_ip != 0;
+  }
+  // AddBlock() for a block, Add() for anything else.
+  void AddEvent(const Event& event) {
+    if (event.kind == EventKind::kBlock) {
+      AddBlock(event);
+    } else {
+      Add(event);
+    }
+  }
   void AddSlow(const Event& event);
   // Delivers the batch, then `events` as they are, a batch's worth at a
   // time (nothing pending).
