@@ -84,7 +84,6 @@ TEST_F(SavedReportTest, ReportsWhatTheCaptureReportsWithoutItsImages) {
       {{"--top", "10", "--format", "json"}, "counted.report.top.json"},
       {{"--hot", "--rows", "0"}, "counted.report.hot.txt"},
       {{"--hot", "--rows", "0", "--format", "json"}, "counted.report.hot.json"},
-      {{"--annotate", "^(rec|special)$"}, "counted.report.annotate.txt"},
       {{"--folded", "--function", "^outer$"}, "counted.report.outer.folded"},
       {{"--flame"}, "counted.report.flame.svg"},
   };
@@ -99,6 +98,38 @@ TEST_F(SavedReportTest, ReportsWhatTheCaptureReportsWithoutItsImages) {
         absl::StrReplaceAll(result.out, {{"counted.hwtprof:", "counted.hwt:"}});
     EXPECT_EQ(out, Golden(c.golden)) << c.golden;
   }
+}
+
+// --annotate disassembles whole functions, which a profile does not keep: it
+// needs the image files. With none at the recorded path (counted.hwt was
+// recorded from a scratch folder that no machine keeps) it says so; with the
+// program under --sysroot at its recorded path it reports what the capture
+// reports.
+TEST_F(SavedReportTest, AnnotateReadsTheImagesFromTheSysroot) {
+  const std::string profile = SaveAndForget("counted");
+  const std::vector<std::string> annotate = {"--annotate", "^(rec|special)$"};
+  std::vector<std::string> args = annotate;
+  args.push_back(profile);
+  auto missing = Report(args);
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_THAT(missing.err, HasSubstr("--sysroot names where they are"));
+  EXPECT_EQ(missing.out, "");
+
+  // The recorded path, from the capture's manifest.
+  const std::string recorded = "/tmp/hwt-testdata/counted_static";
+  ASSERT_FALSE(fs::exists(recorded))
+      << "this test needs " << recorded << " absent, as on any fresh machine";
+  const fs::path sysroot = dir_ / "sysroot";
+  fs::create_directories(sysroot / "tmp/hwt-testdata");
+  fs::copy(Capture() + "/images/2cf5e3f216bbdb79dee443d1f0100eaa560eac24",
+           sysroot / "tmp/hwt-testdata/counted_static");
+  args = {"--sysroot", sysroot.string()};
+  args.insert(args.end(), annotate.begin(), annotate.end());
+  args.push_back(profile);
+  auto found = Report(args);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_EQ(found.err, "");
+  EXPECT_EQ(found.out, Golden("counted.report.annotate.txt"));
 }
 
 // Every "stack count" line of counted.report.folded with its count times N.
