@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -168,7 +169,7 @@ void PrintRow(const std::string& name, const Measurement& m, uint64_t bytes,
 }
 
 struct Settings {
-  std::string data_dir = "/tmp/hwt-bench-data";
+  std::string data_dir;  // default: DefaultDataDir()
   std::vector<double> synthetic_mib;
   std::vector<std::string> captures;
   std::string coresight;
@@ -611,8 +612,20 @@ void RunCoreSight(const Settings& settings) {
       " its instruction count taken from the baseline)\n");
 }
 
+// bench-data/ of the build tree this program was built in (bench/hwt_bench
+// sits in BUILD/bench/), where scripts/bench.sh keeps the inputs too: no
+// fixed folder outside the build tree that two checkouts would share.
+std::string DefaultDataDir() {
+  std::error_code error;
+  const std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "bench-data";
+  return (exe.parent_path().parent_path() / "bench-data").string();
+}
+
 int Main(int argc, char** argv) {
   Settings settings;
+  settings.data_dir = DefaultDataDir();
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {

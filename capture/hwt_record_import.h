@@ -1,8 +1,8 @@
 // The kernel's binary HWT records: arrays of `struct hwt_record_user_entry`
 // as HWT_IOC_RECORD_GET copies them out (1056 bytes each, LP64 little-endian
-// layout, see /work/shared/reference/hwt-abi.md). A FreeBSD recorder can dump
-// what the ioctl returned and turn it into Records here, in either kernel
-// numbering of record_type.
+// layout, docs/capture-format.md "The kernel's binary records"). A FreeBSD
+// recorder can dump what the ioctl returned and turn it into Records here, in
+// either kernel numbering of record_type.
 //
 // Layout: record_type (enum, 4 bytes) at 0; the union at 8:
 //   MMAP/MUNMAP/EXECUTABLE/INTERP/KERNEL: fullpath char[1024] at 8,
