@@ -149,6 +149,8 @@ struct ProfileStats {
 
   friend bool operator==(const ProfileStats&, const ProfileStats&) = default;
 };
+// Adds every counter of `from` to `into` (segments joined, profiles merged).
+void AddStats(ProfileStats& into, const ProfileStats& from);
 
 struct Profile {
   bool has_time = false;                 // some block carried a timestamp

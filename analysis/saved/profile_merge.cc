@@ -259,23 +259,7 @@ class ProfileAccumulator::Impl {
       if (!inserted) it->second.first += path.count;
     }
     has_time_ = has_time_ || p.has_time;
-    ProfileStats& s = stats_;
-    const ProfileStats& in = p.stats;
-    s.events += in.events;
-    s.blocks += in.blocks;
-    s.instructions += in.instructions;
-    s.time += in.time;
-    s.gaps += in.gaps;
-    for (size_t i = 0; i < s.gaps_by_reason.size(); ++i) {
-      s.gaps_by_reason[i] += in.gaps_by_reason[i];
-    }
-    s.disables += in.disables;
-    s.enables += in.enables;
-    s.exceptions += in.exceptions;
-    s.context_events += in.context_events;
-    s.unknown_region_blocks += in.unknown_region_blocks;
-    s.invalid_region_events += in.invalid_region_events;
-    s.malformed_blocks += in.malformed_blocks;
+    AddStats(stats_, p.stats);
   }
 
   // Which provisional images a block, frame or function refers to.

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/tree_functions.h"
 #include "base/json_text.h"
 #include "report/common/text_util.h"
 #include "report/driver/report_internal.h"
@@ -207,7 +208,7 @@ void AddCallGraph(RenderState& s) {
     dot.edge_percent = min_percent >= 0 ? min_percent : 0.1;
     s.outputs.push_back(
         {"call graph", "-", false, "dot",
-         RenderCallGraphDot(FunctionsOfTree(s.tree), s.names, dot)});
+         RenderCallGraphDot(analysis::FunctionsOfTree(s.tree), s.names, dot)});
     return;
   }
   CallGraphTextOptions text;
@@ -228,7 +229,7 @@ void AddTop(RenderState& s) {
   top.count_name = s.unit.name;
   top.weight = s.unit.weight;
   top.scale = s.unit.scale;
-  const TreeFunctions functions = FunctionsOfTree(s.tree);
+  const analysis::TreeFunctions functions = analysis::FunctionsOfTree(s.tree);
   s.outputs.push_back({"top functions", "-", json,
                        json ? "top.json" : "top.txt",
                        json ? JsonText(TopTableJson(functions, s.names, top),

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "analysis/tree_functions.h"
 #include "base/json_text.h"
 #include "report/html/capture_model.h"
 #include "report/html/html_page.h"
@@ -148,7 +149,7 @@ json ProfileSummary(const ProfileModelInputs& in) {
 // The call edges between frames the page has (those of the embedded tree
 // and of the annotations): a function narrower than the pruning width is
 // left out of its callers' and callees' lists too.
-json CallEdges(const TreeFunctions& functions, ProfileNames& names,
+json CallEdges(const analysis::TreeFunctions& functions, ProfileNames& names,
                const ModelFrames& frames) {
   json out = json::array();
   for (const analysis::CallEdge& e : functions.call_edges) {
@@ -200,7 +201,7 @@ json AnnotationJson(const AnnotatedFunction& f, uint32_t frame) {
 
 // --annotate's rows for the functions with the most instructions of their
 // own (counted in instructions whatever the weight, as --annotate counts).
-json Annotations(const ProfileModelInputs& in, const TreeFunctions& functions,
+json Annotations(const ProfileModelInputs& in, const analysis::TreeFunctions& functions,
                  const HtmlOptions& options, ModelFrames& frames) {
   json out = json::array();
   if (in.symbolizer == nullptr || in.expansion == nullptr) return out;
@@ -268,7 +269,7 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
   AddTreeColumns(tree, options.prune_fraction, frames, model);
   model["categories"] = Categories();
 
-  const TreeFunctions functions = FunctionsOfTree(*in.tree);
+  const analysis::TreeFunctions functions = analysis::FunctionsOfTree(*in.tree);
   TopOptions top;
   top.rows = options.top_rows;
   top.count_name = in.unit.name;

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "analysis/tree_functions.h"
 #include "report/profile/profile_filter.h"
 #include "report/profile/symbolized_profile.h"
 
@@ -23,7 +24,7 @@ struct CallGraphDotOptions {
   double edge_percent = 0.0;
 };
 
-std::string RenderCallGraphDot(const TreeFunctions& functions,
+std::string RenderCallGraphDot(const analysis::TreeFunctions& functions,
                                ProfileNames& names,
                                const CallGraphDotOptions& options);
 

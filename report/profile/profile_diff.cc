@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/tree_functions.h"
 #include "report/common/text_util.h"
 #include "report/profile/profile_filter.h"
 #include "report/profile/saved_symbols.h"
@@ -31,7 +32,7 @@ Side SideOf(const analysis::SavedProfile& p) {
   Side side;
   const analysis::CallTree& tree = p.profile.merged;
   side.total = tree.nodes.empty() ? 0 : tree.nodes[0].total_insns;
-  for (const analysis::FunctionStats& f : FunctionsOfTree(tree).functions) {
+  for (const analysis::FunctionStats& f : analysis::FunctionsOfTree(tree).functions) {
     if (f.frame.kind == analysis::FrameKind::kGap) continue;
     const NamedFrame& frame = names.frames()[names.Frame(f.frame)];
     auto& counts = side.functions[{frame.name, frame.image}];

@@ -3,8 +3,8 @@
 // that part of the execution, with stacks rebuilt from where it starts. Over
 // a finished call tree (the post-passes behind --function and --image):
 // the subtrees rooted at matching frames, or the stacks that pass through a
-// matching frame. And the per-function statistics and call edges of any
-// tree, so that tables and call graphs follow the filtered tree.
+// matching frame (analysis/tree_functions.h gives any tree's functions, so
+// that tables and call graphs follow the filtered tree).
 #ifndef HWT_REPORT_PROFILE_PROFILE_FILTER_H_
 #define HWT_REPORT_PROFILE_PROFILE_FILTER_H_
 
@@ -59,15 +59,6 @@ analysis::CallTree SubtreesAt(const analysis::CallTree& tree,
 // above them), everything else goes.
 analysis::CallTree StacksThrough(const analysis::CallTree& tree,
                                  const FrameMatcher& match);
-
-struct TreeFunctions {
-  std::vector<analysis::FunctionStats> functions;  // sorted by frame
-  std::vector<analysis::CallEdge> call_edges;      // by (caller, callee)
-};
-// Self/total/calls per function and call edges of a tree, by the rules of
-// docs/call-stacks.md (total counts recursion once). For the profile's
-// merged tree this equals Profile::functions and Profile::call_edges.
-TreeFunctions FunctionsOfTree(const analysis::CallTree& tree);
 
 }  // namespace hwt::report
 

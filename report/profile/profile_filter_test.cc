@@ -2,6 +2,7 @@
 // --only-image stacks-through post-passes on a scripted profile (stacks
 // worked out by hand from docs/call-stacks.md), and per-function statistics
 // of a tree, which for the merged tree must equal the profile's own.
+#include "analysis/tree_functions.h"
 #include "report/profile/profile_filter.h"
 
 #include <string>
@@ -109,7 +110,7 @@ TEST(ProfileFilterTest, StacksThroughKeepsOnlyPathsToAMatch) {
 
 TEST(ProfileFilterTest, FunctionsOfTheMergedTreeAreTheProfiles) {
   const Fixture fixture = Make();
-  const TreeFunctions functions = FunctionsOfTree(fixture.profile.merged);
+  const analysis::TreeFunctions functions = analysis::FunctionsOfTree(fixture.profile.merged);
   ASSERT_EQ(functions.functions.size(), fixture.profile.functions.size());
   for (size_t i = 0; i < functions.functions.size(); ++i) {
     const auto& a = functions.functions[i];

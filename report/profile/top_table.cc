@@ -19,7 +19,7 @@ struct Row {
   std::string image;
 };
 
-std::vector<Row> Rows(const TreeFunctions& functions, ProfileNames& names,
+std::vector<Row> Rows(const analysis::TreeFunctions& functions, ProfileNames& names,
                       const TopOptions& options, uint64_t* grand) {
   const bool by_time = options.weight == Weight::kTime;
   std::vector<Row> rows;
@@ -52,7 +52,7 @@ std::vector<const Row*> Ranked(const std::vector<Row>& rows, Key key,
 
 }  // namespace
 
-std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
+std::string RenderTopTable(const analysis::TreeFunctions& functions, ProfileNames& names,
                            const TopOptions& options) {
   uint64_t grand = 0;
   const std::vector<Row> rows = Rows(functions, names, options, &grand);
@@ -98,7 +98,7 @@ std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
   return out;
 }
 
-nlohmann::json TopTableJson(const TreeFunctions& functions, ProfileNames& names,
+nlohmann::json TopTableJson(const analysis::TreeFunctions& functions, ProfileNames& names,
                             const TopOptions& options) {
   uint64_t grand = 0;
   const std::vector<Row> rows = Rows(functions, names, options, &grand);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analysis/tree_functions.h"
 #include "nlohmann/json.hpp"
 #include "report/profile/profile_filter.h"
 #include "report/profile/symbolized_profile.h"
@@ -18,9 +19,9 @@ struct TopOptions {
   double scale = 1.0;
 };
 
-std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
+std::string RenderTopTable(const analysis::TreeFunctions& functions, ProfileNames& names,
                            const TopOptions& options);
-nlohmann::json TopTableJson(const TreeFunctions& functions, ProfileNames& names,
+nlohmann::json TopTableJson(const analysis::TreeFunctions& functions, ProfileNames& names,
                             const TopOptions& options);
 
 }  // namespace hwt::report
