@@ -114,6 +114,14 @@ bool SourceLess(const CaptureSource& a, const CaptureSource& b) {
 class ProfileAccumulator::Impl {
  public:
   absl::Status Add(const SavedProfile& p, const std::string& what) {
+    if (added_ && p.profile.counts != counts_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what.empty() ? "" : what + ": ",
+          "a profile of samples (SPE) and one of executed instructions "
+          "cannot be merged: their counts are not of the same kind"));
+    }
+    added_ = true;
+    counts_ = p.profile.counts;
     for (const CaptureSource& s : p.sources) {
       if (!s.fingerprint.empty() && fingerprints_.contains(s.fingerprint)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -302,6 +310,8 @@ class ProfileAccumulator::Impl {
   std::vector<ThreadAcc> threads_;
   ProfileStats stats_;
   bool has_time_ = false;
+  bool added_ = false;
+  ProfileCounts counts_ = ProfileCounts::kInstructions;
   int format_minor_ = kProfileMinorVersion;
 };
 
@@ -468,6 +478,7 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   FinishPaths(final_block, p.paths);
   p.stats = stats_;
   p.has_time = has_time_;
+  p.counts = counts_;
   p.merged = merged_.Finish(final_image, final_block);
   const std::vector<uint32_t> final_source = FinishSources(out.sources);
   FinishThreads(final_source, final_image, final_block, p.threads);

@@ -1,6 +1,6 @@
-// Replaying the address-space timeline for SPE samples; see
-// spe_address_map.h.
-#include "analysis/spe_address_map.h"
+// Replaying the address-space timeline for samples; see
+// sample_address_map.h.
+#include "analysis/sample_address_map.h"
 
 #include <algorithm>
 #include <set>
@@ -13,14 +13,15 @@ constexpr uint32_t kPtLoad = 1;
 
 }  // namespace
 
-SpeAddressMap::SpeAddressMap(
+SampleAddressMap::SampleAddressMap(
     const capture::AddressSpaceTimeline* timeline, size_t buffer_count,
     std::vector<std::vector<capture::ElfSegment>> image_loads)
     : timeline_(timeline),
       buffer_count_(buffer_count),
       image_loads_(std::move(image_loads)) {}
 
-std::vector<std::vector<capture::ElfSegment>> SpeAddressMap::LoadImageSegments(
+std::vector<std::vector<capture::ElfSegment>>
+SampleAddressMap::LoadImageSegments(
     const capture::AddressSpaceTimeline& timeline) {
   std::vector<std::vector<capture::ElfSegment>> loads(timeline.images().size());
   for (size_t i = 0; i < timeline.images().size(); ++i) {
@@ -37,8 +38,8 @@ std::vector<std::vector<capture::ElfSegment>> SpeAddressMap::LoadImageSegments(
   return loads;
 }
 
-SpeAddressMap::BufferState& SpeAddressMap::Seek(size_t buffer,
-                                                uint64_t position) {
+SampleAddressMap::BufferState& SampleAddressMap::Seek(size_t buffer,
+                                                      uint64_t position) {
   if (buffers_.size() <= buffer) buffers_.resize(buffer + 1);
   BufferState& state = buffers_[buffer];
   if (timeline_ == nullptr || buffer >= buffer_count_) return state;
@@ -75,7 +76,7 @@ SpeAddressMap::BufferState& SpeAddressMap::Seek(size_t buffer,
   return state;
 }
 
-void SpeAddressMap::Rebuild(BufferState& state) {
+void SampleAddressMap::Rebuild(BufferState& state) {
   state.dirty = false;
   state.code = Ranges();
   state.data = Ranges();
@@ -83,27 +84,27 @@ void SpeAddressMap::Rebuild(BufferState& state) {
   for (uint32_t id : state.mapped) {
     const capture::Region& region = timeline_->regions()[id];
     state.code.ranges.push_back(
-        {region.start, region.end, region.image, region.bias});
+        {region.start, region.end, region.image, region.bias, id});
     if (!data_instances.insert({region.image, region.bias}).second) continue;
     const auto* loads = region.image < image_loads_.size()
                             ? &image_loads_[region.image]
                             : nullptr;
     if (loads == nullptr || loads->empty()) {
       state.data.ranges.push_back(
-          {region.start, region.end, region.image, region.bias});
+          {region.start, region.end, region.image, region.bias, id});
       continue;
     }
     for (const capture::ElfSegment& segment : *loads) {
       uint64_t start = segment.vaddr + region.bias;
       state.data.ranges.push_back(
-          {start, start + segment.memsz, region.image, region.bias});
+          {start, start + segment.memsz, region.image, region.bias, id});
     }
   }
   Index(state.code);
   Index(state.data);
 }
 
-void SpeAddressMap::Index(Ranges& ranges) {
+void SampleAddressMap::Index(Ranges& ranges) {
   // Newest mapping last: on equal starts the stable sort keeps it last, and
   // Find() walks backwards, so it wins.
   std::stable_sort(
@@ -117,11 +118,13 @@ void SpeAddressMap::Index(Ranges& ranges) {
   }
 }
 
-std::optional<SpeImageAddress> SpeAddressMap::Find(Ranges& ranges,
-                                                   uint64_t address) {
+std::optional<MappedAddress> SampleAddressMap::Find(Ranges& ranges,
+                                                    uint64_t address,
+                                                    uint32_t* region) {
   const Range& cache = ranges.last;
   if (address >= cache.start && address < cache.end) {
-    return SpeImageAddress{cache.image, address - cache.bias};
+    if (region != nullptr) *region = cache.region;
+    return MappedAddress{cache.image, address - cache.bias};
   }
   // Walk back from the last range starting at or below the address while
   // some earlier range still reaches past it (overlaps are rare).
@@ -134,22 +137,24 @@ std::optional<SpeImageAddress> SpeAddressMap::Find(Ranges& ranges,
     const Range& range = ranges.ranges[i];
     if (address < range.end) {
       ranges.last = range;
-      return SpeImageAddress{range.image, address - range.bias};
+      if (region != nullptr) *region = range.region;
+      return MappedAddress{range.image, address - range.bias};
     }
   }
   return std::nullopt;
 }
 
-std::optional<SpeImageAddress> SpeAddressMap::Code(size_t buffer,
-                                                   uint64_t position,
-                                                   uint64_t address) {
+std::optional<MappedAddress> SampleAddressMap::Code(size_t buffer,
+                                                    uint64_t position,
+                                                    uint64_t address,
+                                                    uint32_t* region) {
   if (timeline_ == nullptr) return std::nullopt;
-  return Find(Seek(buffer, position).code, address);
+  return Find(Seek(buffer, position).code, address, region);
 }
 
-std::optional<SpeImageAddress> SpeAddressMap::Data(size_t buffer,
-                                                   uint64_t position,
-                                                   uint64_t address) {
+std::optional<MappedAddress> SampleAddressMap::Data(size_t buffer,
+                                                    uint64_t position,
+                                                    uint64_t address) {
   if (timeline_ == nullptr) return std::nullopt;
   return Find(Seek(buffer, position).data, address);
 }

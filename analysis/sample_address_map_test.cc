@@ -1,7 +1,7 @@
 // The SPE address map replays a hand-built timeline: mappings appear at their
 // trace position, unmaps and exec resets remove them, data addresses resolve
 // through an image's other PT_LOAD segments, overlaps pick the newest mapping.
-#include "analysis/spe_address_map.h"
+#include "analysis/sample_address_map.h"
 
 #include "gtest/gtest.h"
 
@@ -10,7 +10,7 @@ namespace {
 
 using capture::AddressSpaceChange;
 
-class SpeAddressMapTest : public ::testing::Test {
+class SampleAddressMapTest : public ::testing::Test {
  protected:
   void SetUp() override {
     timeline_.SetBufferCount(2);
@@ -52,39 +52,39 @@ class SpeAddressMapTest : public ::testing::Test {
   uint32_t app_, lib_, kernel_, app_text_, lib_text_, kernel_text_;
 };
 
-TEST_F(SpeAddressMapTest, MappingsFollowTracePosition) {
-  SpeAddressMap map(&timeline_, 2);
-  EXPECT_EQ(map.Code(0, 0, 0x400010), (SpeImageAddress{app_, 0x400010}));
+TEST_F(SampleAddressMapTest, MappingsFollowTracePosition) {
+  SampleAddressMap map(&timeline_, 2);
+  EXPECT_EQ(map.Code(0, 0, 0x400010), (MappedAddress{app_, 0x400010}));
   EXPECT_EQ(map.Code(0, 50, 0x800010040), std::nullopt);
-  EXPECT_EQ(map.Code(0, 100, 0x800010040), (SpeImageAddress{lib_, 0x10040}));
-  EXPECT_EQ(map.Code(0, 499, 0x800010040), (SpeImageAddress{lib_, 0x10040}));
+  EXPECT_EQ(map.Code(0, 100, 0x800010040), (MappedAddress{lib_, 0x10040}));
+  EXPECT_EQ(map.Code(0, 499, 0x800010040), (MappedAddress{lib_, 0x10040}));
   EXPECT_EQ(map.Code(0, 500, 0x800010040), std::nullopt);
-  EXPECT_EQ(map.Code(0, 600, 0x800010040), (SpeImageAddress{lib_, 0x10040}));
+  EXPECT_EQ(map.Code(0, 600, 0x800010040), (MappedAddress{lib_, 0x10040}));
   EXPECT_EQ(map.Code(0, 999, 0xffff000000100008),
-            (SpeImageAddress{kernel_, 0xffff000000100008}));
+            (MappedAddress{kernel_, 0xffff000000100008}));
   // The exec reset removes user images, not the kernel.
   EXPECT_EQ(map.Code(0, 1000, 0x400010), std::nullopt);
   EXPECT_EQ(map.Code(0, 1000, 0x800010040), std::nullopt);
   EXPECT_EQ(map.Code(0, 2000, 0xffff000000100008),
-            (SpeImageAddress{kernel_, 0xffff000000100008}));
+            (MappedAddress{kernel_, 0xffff000000100008}));
   // Going back replays from the start.
-  EXPECT_EQ(map.Code(0, 150, 0x800010040), (SpeImageAddress{lib_, 0x10040}));
+  EXPECT_EQ(map.Code(0, 150, 0x800010040), (MappedAddress{lib_, 0x10040}));
   // Outside every region, and past the region's end.
   EXPECT_EQ(map.Code(0, 150, 0x401000), std::nullopt);
   EXPECT_EQ(map.Code(0, 150, 0x3fffff), std::nullopt);
 }
 
-TEST_F(SpeAddressMapTest, BuffersAreIndependent) {
-  SpeAddressMap map(&timeline_, 2);
+TEST_F(SampleAddressMapTest, BuffersAreIndependent) {
+  SampleAddressMap map(&timeline_, 2);
   EXPECT_EQ(map.Code(1, 0, 0x400010), std::nullopt);  // nothing mapped
-  EXPECT_EQ(map.Code(0, 0, 0x400010), (SpeImageAddress{app_, 0x400010}));
+  EXPECT_EQ(map.Code(0, 0, 0x400010), (MappedAddress{app_, 0x400010}));
   EXPECT_EQ(map.Code(7, 0, 0x400010), std::nullopt);  // no such buffer
-  SpeAddressMap none;
+  SampleAddressMap none;
   EXPECT_EQ(none.Code(0, 0, 0x400010), std::nullopt);
   EXPECT_EQ(none.Data(0, 0, 0x400010), std::nullopt);
 }
 
-TEST_F(SpeAddressMapTest, DataAddressesUseEveryLoadSegment) {
+TEST_F(SampleAddressMapTest, DataAddressesUseEveryLoadSegment) {
   std::vector<std::vector<capture::ElfSegment>> loads(3);
   // libc: r-x text at 0x10000, rw- data at 0x30000 (+ bss to 0x38000).
   capture::ElfSegment text;
@@ -99,17 +99,17 @@ TEST_F(SpeAddressMapTest, DataAddressesUseEveryLoadSegment) {
   data.filesz = 0x2000;
   data.memsz = 0x8000;
   loads[lib_] = {text, data};
-  SpeAddressMap map(&timeline_, 2, loads);
-  EXPECT_EQ(map.Data(0, 200, 0x800037ff8), (SpeImageAddress{lib_, 0x37ff8}));
+  SampleAddressMap map(&timeline_, 2, loads);
+  EXPECT_EQ(map.Data(0, 200, 0x800037ff8), (MappedAddress{lib_, 0x37ff8}));
   EXPECT_EQ(map.Data(0, 200, 0x800038000), std::nullopt);
-  EXPECT_EQ(map.Data(0, 200, 0x800010000), (SpeImageAddress{lib_, 0x10000}));
+  EXPECT_EQ(map.Data(0, 200, 0x800010000), (MappedAddress{lib_, 0x10000}));
   // Code lookups stay on executable regions.
   EXPECT_EQ(map.Code(0, 200, 0x800030000), std::nullopt);
   // Images without segments map data through their regions.
-  EXPECT_EQ(map.Data(0, 200, 0x400800), (SpeImageAddress{app_, 0x400800}));
+  EXPECT_EQ(map.Data(0, 200, 0x400800), (MappedAddress{app_, 0x400800}));
 }
 
-TEST_F(SpeAddressMapTest, OverlapsPickTheNewestMapping) {
+TEST_F(SampleAddressMapTest, OverlapsPickTheNewestMapping) {
   capture::Image other;
   other.recorded_path = "/bin/other";
   uint32_t other_image = timeline_.AddImage(other);
@@ -120,11 +120,11 @@ TEST_F(SpeAddressMapTest, OverlapsPickTheNewestMapping) {
       timeline_.AddRegion({app_, 0x640000, 0x641000, 0, 0x1000, 0x240000});
   Change(1, AddressSpaceChange::Kind::kMap, 0, big);
   Change(1, AddressSpaceChange::Kind::kMap, 0, small);
-  SpeAddressMap map(&timeline_, 2);
-  EXPECT_EQ(map.Code(1, 0, 0x640010), (SpeImageAddress{app_, 0x400010}));
+  SampleAddressMap map(&timeline_, 2);
+  EXPECT_EQ(map.Code(1, 0, 0x640010), (MappedAddress{app_, 0x400010}));
   // Past the small one, the big one still covers the address.
-  EXPECT_EQ(map.Code(1, 0, 0x650000), (SpeImageAddress{other_image, 0x650000}));
-  EXPECT_EQ(map.Code(1, 0, 0x600000), (SpeImageAddress{other_image, 0x600000}));
+  EXPECT_EQ(map.Code(1, 0, 0x650000), (MappedAddress{other_image, 0x650000}));
+  EXPECT_EQ(map.Code(1, 0, 0x600000), (MappedAddress{other_image, 0x600000}));
 }
 
 }  // namespace
