@@ -21,7 +21,7 @@
 #include "base/file_util.h"
 #include "capture/capture.h"
 #include "report/html/profile_model.h"
-#include "report/profile/profile_filter.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt {
 namespace {

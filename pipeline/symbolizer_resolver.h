@@ -1,9 +1,9 @@
 // The symbolizer as the analysis' FunctionResolver: function boundaries from
 // the ELF symbol tables (and PLT) of the images it holds. The adapter lives
-// here, above both, so that neither analysis/ nor symbolizer/ depends on the
-// other.
-#ifndef HWT_REPORT_COMMON_SYMBOLIZER_RESOLVER_H_
-#define HWT_REPORT_COMMON_SYMBOLIZER_RESOLVER_H_
+// in the pipeline, the first layer above both, so that neither analysis/ nor
+// symbolizer/ depends on the other.
+#ifndef HWT_PIPELINE_SYMBOLIZER_RESOLVER_H_
+#define HWT_PIPELINE_SYMBOLIZER_RESOLVER_H_
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +11,7 @@
 #include "analysis/function_resolver.h"
 #include "symbolizer/symbolizer.h"
 
-namespace hwt::report {
+namespace hwt::pipeline {
 
 class SymbolizerResolver : public analysis::FunctionResolver {
  public:
@@ -33,6 +33,6 @@ class SymbolizerResolver : public analysis::FunctionResolver {
   const symbolizer::Symbolizer& symbolizer_;
 };
 
-}  // namespace hwt::report
+}  // namespace hwt::pipeline
 
-#endif  // HWT_REPORT_COMMON_SYMBOLIZER_RESOLVER_H_
+#endif  // HWT_PIPELINE_SYMBOLIZER_RESOLVER_H_
