@@ -10,8 +10,8 @@
 #include <string>
 
 #include "analysis/tree_functions.h"
-#include "report/profile/profile_filter.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt::report {
 

@@ -1,5 +1,5 @@
 // Differences between two profiles; see profile_diff.h.
-#include "report/profile/profile_diff.h"
+#include "report/tree/profile_diff.h"
 
 #include <regex.h>
 
@@ -13,8 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "analysis/tree_functions.h"
 #include "report/common/text_util.h"
-#include "report/profile/profile_filter.h"
-#include "report/profile/saved_symbols.h"
+#include "report/naming/saved_symbols.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt::report {
 namespace {
@@ -32,7 +32,8 @@ Side SideOf(const analysis::SavedProfile& p) {
   Side side;
   const analysis::CallTree& tree = p.profile.merged;
   side.total = tree.nodes.empty() ? 0 : tree.nodes[0].total_insns;
-  for (const analysis::FunctionStats& f : analysis::FunctionsOfTree(tree).functions) {
+  for (const analysis::FunctionStats& f :
+       analysis::FunctionsOfTree(tree).functions) {
     if (f.frame.kind == analysis::FrameKind::kGap) continue;
     const NamedFrame& frame = names.frames()[names.Frame(f.frame)];
     auto& counts = side.functions[{frame.name, frame.image}];

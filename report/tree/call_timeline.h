@@ -6,8 +6,8 @@
 // timeline's weight per stack equals the profile's in either unit. Memory grows
 // with the number of stack changes: `max_events` caps it (the timeline then
 // ends early, marked truncated).
-#ifndef HWT_REPORT_PROFILE_CALL_TIMELINE_H_
-#define HWT_REPORT_PROFILE_CALL_TIMELINE_H_
+#ifndef HWT_REPORT_TREE_CALL_TIMELINE_H_
+#define HWT_REPORT_TREE_CALL_TIMELINE_H_
 
 #include <cstdint>
 #include <vector>
@@ -108,4 +108,4 @@ class CallTimelineRecorder : public analysis::ProfileObserver {
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_CALL_TIMELINE_H_
+#endif  // HWT_REPORT_TREE_CALL_TIMELINE_H_

@@ -1,5 +1,5 @@
 // ProfileSymbols over the Symbolizer; see symbolizer_symbols.h.
-#include "report/profile/symbolizer_symbols.h"
+#include "report/naming/symbolizer_symbols.h"
 
 #include "absl/strings/str_cat.h"
 #include "symbolizer/symbolizer.h"
@@ -41,6 +41,14 @@ std::vector<std::vector<SourceFrame>> SymbolizerProfileSymbols::SourceFrames(
     }
   }
   return out;
+}
+
+std::optional<SymbolAt> SymbolizerProfileSymbols::SymbolContaining(
+    uint32_t image, uint64_t vaddr) {
+  const symbolizer::FunctionSymbol* symbol =
+      symbolizer_->FunctionFor(image, vaddr);
+  if (symbol == nullptr) return std::nullopt;
+  return SymbolAt{symbol->name, symbol->start, symbol->size};
 }
 
 }  // namespace hwt::report

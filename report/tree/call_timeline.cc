@@ -1,6 +1,6 @@
 // Call/return timelines from the profile builder's stacks; see
 // call_timeline.h.
-#include "report/profile/call_timeline.h"
+#include "report/tree/call_timeline.h"
 
 #include <algorithm>
 

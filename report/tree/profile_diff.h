@@ -6,8 +6,8 @@
 // change of every stack of the new profile (FlameGraph's difffolded model:
 // the new profile's shape, coloured by growth). Counts are exact, so a
 // difference is never noise.
-#ifndef HWT_REPORT_PROFILE_PROFILE_DIFF_H_
-#define HWT_REPORT_PROFILE_PROFILE_DIFF_H_
+#ifndef HWT_REPORT_TREE_PROFILE_DIFF_H_
+#define HWT_REPORT_TREE_PROFILE_DIFF_H_
 
 #include <cstdint>
 #include <string>
@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/saved/saved_profile.h"
 #include "nlohmann/json.hpp"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 
@@ -75,4 +75,4 @@ std::string DiffFolded(const NamedTree& base, const FrameTable& base_frames,
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_PROFILE_DIFF_H_
+#endif  // HWT_REPORT_TREE_PROFILE_DIFF_H_

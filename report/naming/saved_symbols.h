@@ -3,8 +3,8 @@
 // frames, so no image need be present), the code bytes of the executed
 // blocks (a CodeReader, for the block expansion behind inline frames and
 // --hot), the summed decode statistics and the weight unit.
-#ifndef HWT_REPORT_PROFILE_SAVED_SYMBOLS_H_
-#define HWT_REPORT_PROFILE_SAVED_SYMBOLS_H_
+#ifndef HWT_REPORT_NAMING_SAVED_SYMBOLS_H_
+#define HWT_REPORT_NAMING_SAVED_SYMBOLS_H_
 
 #include <memory>
 #include <string>
@@ -13,8 +13,7 @@
 #include "analysis/block_expansion.h"
 #include "analysis/saved/saved_profile.h"
 #include "decoders/decoder.h"
-#include "report/profile/profile_symbols.h"
-#include "report/profile/report_support.h"
+#include "report/naming/profile_symbols.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report {
@@ -66,11 +65,10 @@ std::unique_ptr<symbolizer::Symbolizer> SymbolizerForSavedImages(
 // The decode statistics of every capture of the profile, summed.
 StreamStats TotalDecodeStats(const analysis::SavedProfile& profile);
 
-// ChooseWeightUnit for a profile of captures: nanoseconds when every
-// capture is PT with one known TSC frequency, timestamp ticks otherwise.
-WeightUnit ChooseProfileWeightUnit(bool use_time,
-                                   const analysis::SavedProfile& profile);
+// The frequency the timestamps of every capture of the profile count at
+// (weight_unit.h), when they all know the same one; 0 otherwise.
+uint64_t SavedTimestampHz(const analysis::SavedProfile& profile);
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_SAVED_SYMBOLS_H_
+#endif  // HWT_REPORT_NAMING_SAVED_SYMBOLS_H_

@@ -1,5 +1,5 @@
 // The symbolized profile layer; see symbolized_profile.h.
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 #include <algorithm>
 #include <cmath>

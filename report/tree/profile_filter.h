@@ -5,8 +5,8 @@
 // the subtrees rooted at matching frames, or the stacks that pass through a
 // matching frame (analysis/tree_functions.h gives any tree's functions, so
 // that tables and call graphs follow the filtered tree).
-#ifndef HWT_REPORT_PROFILE_PROFILE_FILTER_H_
-#define HWT_REPORT_PROFILE_PROFILE_FILTER_H_
+#ifndef HWT_REPORT_TREE_PROFILE_FILTER_H_
+#define HWT_REPORT_TREE_PROFILE_FILTER_H_
 
 #include <cstdint>
 #include <functional>
@@ -62,4 +62,4 @@ analysis::CallTree StacksThrough(const analysis::CallTree& tree,
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_PROFILE_FILTER_H_
+#endif  // HWT_REPORT_TREE_PROFILE_FILTER_H_

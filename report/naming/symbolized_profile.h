@@ -5,8 +5,8 @@
 // call tree the flame graph, speedscope and call-graph renderers draw, with
 // DWARF inline frames expanded below their function and a choice of weight
 // (instructions or time).
-#ifndef HWT_REPORT_PROFILE_SYMBOLIZED_PROFILE_H_
-#define HWT_REPORT_PROFILE_SYMBOLIZED_PROFILE_H_
+#ifndef HWT_REPORT_NAMING_SYMBOLIZED_PROFILE_H_
+#define HWT_REPORT_NAMING_SYMBOLIZED_PROFILE_H_
 
 #include <cstdint>
 #include <functional>
@@ -19,7 +19,7 @@
 #include "analysis/block_expansion.h"
 #include "analysis/frame.h"
 #include "analysis/profile.h"
-#include "report/profile/profile_symbols.h"
+#include "report/naming/profile_symbols.h"
 
 namespace hwt::report {
 
@@ -148,8 +148,7 @@ NamedTree BuildNamedTree(const analysis::CallTree& tree, ProfileNames& names,
                          const NamedTreeOptions& options);
 
 // A named tree from stacks of frame names (root first) and their weights;
-// frames are interned with `category_of(root frame name)` as their category
-// (SPE samples by image).
+// frames are interned with `category_of(root frame name)` as their category.
 NamedTree NamedTreeFromStacks(
     const std::vector<std::pair<std::vector<std::string>, uint64_t>>& stacks,
     FrameTable& frames,
@@ -169,4 +168,4 @@ std::vector<uint32_t> NamedStack(const NamedTree& tree, uint32_t node);
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_SYMBOLIZED_PROFILE_H_
+#endif  // HWT_REPORT_NAMING_SYMBOLIZED_PROFILE_H_

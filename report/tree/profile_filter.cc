@@ -1,5 +1,5 @@
 // Report filters over events and call trees; see profile_filter.h.
-#include "report/profile/profile_filter.h"
+#include "report/tree/profile_filter.h"
 
 #include <algorithm>
 #include <map>

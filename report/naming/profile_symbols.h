@@ -4,10 +4,11 @@
 // the project's Symbolizer; tests answer from a hand-written table. Callers
 // (ProfileNames) ask once per unique function or address, never per
 // executed instruction.
-#ifndef HWT_REPORT_PROFILE_PROFILE_SYMBOLS_H_
-#define HWT_REPORT_PROFILE_PROFILE_SYMBOLS_H_
+#ifndef HWT_REPORT_NAMING_PROFILE_SYMBOLS_H_
+#define HWT_REPORT_NAMING_PROFILE_SYMBOLS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct CodeAddress {
   uint64_t vaddr = 0;
 };
 
+// A symbol of an image: its name and ELF range.
+struct SymbolAt {
+  std::string name;
+  uint64_t start = 0;
+  uint64_t size = 0;
+};
+
 class ProfileSymbols {
  public:
   virtual ~ProfileSymbols() = default;
@@ -42,8 +50,14 @@ class ProfileSymbols {
       absl::Span<const CodeAddress> addresses) {
     return std::vector<std::vector<SourceFrame>>(addresses.size());
   }
+  // The symbol of `image` that contains `vaddr` (SPE's data addresses), if
+  // one is known.
+  virtual std::optional<SymbolAt> SymbolContaining(uint32_t image,
+                                                   uint64_t vaddr) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_PROFILE_SYMBOLS_H_
+#endif  // HWT_REPORT_NAMING_PROFILE_SYMBOLS_H_

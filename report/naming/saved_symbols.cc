@@ -1,5 +1,5 @@
 // Names, code and totals of a saved profile; see saved_symbols.h.
-#include "report/profile/saved_symbols.h"
+#include "report/naming/saved_symbols.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -111,20 +111,15 @@ StreamStats TotalDecodeStats(const analysis::SavedProfile& profile) {
   return total;
 }
 
-WeightUnit ChooseProfileWeightUnit(bool use_time,
-                                   const analysis::SavedProfile& profile) {
-  capture::Manifest manifest;
-  manifest.backend = capture::Backend::kPt;
+uint64_t SavedTimestampHz(const analysis::SavedProfile& profile) {
+  uint64_t hz = 0;
   for (const analysis::CaptureSource& s : profile.sources) {
-    if (s.backend != "pt" ||
-        (manifest.cpu.nominal_frequency_hz != 0 &&
-         manifest.cpu.nominal_frequency_hz != s.cpu_frequency_hz)) {
-      manifest.backend = capture::Backend::kUnknown;
+    if (s.cpu_frequency_hz == 0 || (hz != 0 && hz != s.cpu_frequency_hz)) {
+      return 0;
     }
-    manifest.cpu.nominal_frequency_hz = s.cpu_frequency_hz;
+    hz = s.cpu_frequency_hz;
   }
-  if (profile.sources.empty()) manifest.backend = capture::Backend::kUnknown;
-  return ChooseWeightUnit(use_time, profile.profile.has_time, manifest);
+  return hz;
 }
 
 }  // namespace hwt::report

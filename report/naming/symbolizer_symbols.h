@@ -1,14 +1,15 @@
 // ProfileSymbols over the project's Symbolizer, for images registered under
-// the address-space timeline's indices (RegisterTimelineImages in
-// report/common/symbol_names.h does that).
-#ifndef HWT_REPORT_PROFILE_SYMBOLIZER_SYMBOLS_H_
-#define HWT_REPORT_PROFILE_SYMBOLIZER_SYMBOLS_H_
+// the address-space timeline's indices (pipeline/timeline_symbolizer.h does
+// that).
+#ifndef HWT_REPORT_NAMING_SYMBOLIZER_SYMBOLS_H_
+#define HWT_REPORT_NAMING_SYMBOLIZER_SYMBOLS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "capture/address_space.h"
-#include "report/profile/profile_symbols.h"
+#include "report/naming/profile_symbols.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report {
@@ -24,6 +25,10 @@ class SymbolizerProfileSymbols : public ProfileSymbols {
   bool IsKernelImage(uint32_t image) override;
   std::vector<std::vector<SourceFrame>> SourceFrames(
       absl::Span<const CodeAddress> addresses) override;
+  // The symbolizer knows function symbols only: data inside code (literal
+  // pools, jump tables) is found, STT_OBJECT variables are not yet.
+  std::optional<SymbolAt> SymbolContaining(uint32_t image,
+                                           uint64_t vaddr) override;
 
  private:
   symbolizer::Symbolizer* symbolizer_;
@@ -32,4 +37,4 @@ class SymbolizerProfileSymbols : public ProfileSymbols {
 
 }  // namespace hwt::report
 
-#endif  // HWT_REPORT_PROFILE_SYMBOLIZER_SYMBOLS_H_
+#endif  // HWT_REPORT_NAMING_SYMBOLIZER_SYMBOLS_H_

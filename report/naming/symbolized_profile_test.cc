@@ -1,7 +1,7 @@
 // ProfileNames: frames are named as docs/call-stacks.md says (function name,
 // [BASENAME+0xoff] for code no symbol covers, [unknown], [gap]), each with
 // its image's base name and category.
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 #include <string>
 #include <vector>
