@@ -86,7 +86,9 @@ const CallTimeline* ReportModel::call_timeline() {
   if (!timelines_done_) {
     timelines_done_ = true;
     if (recorder != nullptr) {
-      timeline_ = recorder->Finish(unit.weight == Weight::kTime);
+      // A sampled profile's time is its samples' latency, not a clock: its
+      // timeline counts samples whatever the weight.
+      timeline_ = recorder->Finish(unit.weight == Weight::kTime && !sampled());
       if (timeline_->truncated) {
         warnings.push_back(absl::StrCat(
             "the call timeline stops after ", flags->max_events,
