@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/profile_builder.h"
+#include "analysis/profile_extension.h"
+#include "analysis/sample_profile.h"
 #include "base/status_macros.h"
 #include "base/threads.h"
 #include "decoders/progress_sink.h"
@@ -133,6 +137,25 @@ class SegmentProfiles : public SegmentConsumer {
   ProfileMerger merger_;
 };
 
+// A decode with one segment in all (one stream the decoder does not split):
+// segment profiles would only add their merge and a shared resolver.
+bool OneSegment(const TraceDecoder& decoder) {
+  return !decoder.SplitsStreams() && decoder.streams().size() <= 1;
+}
+
+// One sequential decode into `builder`: the events the keep filter keeps,
+// with progress, and through the extension when there is one.
+absl::Status DecodeInto(TraceDecoder& decoder, EventSink& builder,
+                        ProfileExtension* extension,
+                        const CaptureProfileOptions& options,
+                        const std::vector<uint64_t>& buffer_sizes) {
+  KeepFilterSink filter(&builder, options.keep);
+  ProgressSink progress(&filter, decoder.streams(), buffer_sizes,
+                        options.progress);
+  return decoder.Decode(extension != nullptr ? extension->Wrap(progress)
+                                             : progress);
+}
+
 }  // namespace
 
 absl::StatusOr<CaptureProfile> ProfileCapture(
@@ -166,27 +189,41 @@ absl::StatusOr<CaptureProfile> ProfileCapture(
                               ? buffer_base[stream.buffer_index]
                               : 0);
   }
+  if (options.before_decode) {
+    HWT_RETURN_IF_ERROR(options.before_decode(decoder->ProducesSamples()));
+  }
+  // The backend's own aggregations, fed by the same decode.
+  std::unique_ptr<ProfileExtension> extension = CreateProfileExtension(
+      {capture, timeline, *decoder, &resolver, options.keep});
   CaptureProfile result;
-  // An observer sees the stacks in trace order: one sequential builder. So
-  // does a decode with one segment in all (one stream the decoder does not
-  // split): segment profiles would only add their merge and a shared
-  // resolver.
-  const bool one_segment =
-      !decoder->SplitsStreams() && decoder->streams().size() <= 1;
-  if (decoder_options.jobs > 1 && options.observer == nullptr && !one_segment) {
+  if (decoder->ProducesSamples()) {
+    SampleProfileOptions sample_options;
+    sample_options.stream_buffers = profile_options.stream_buffers;
+    sample_options.observer = options.observer;
+    SampleProfileBuilder builder(timeline, buffer_sizes.size(), resolver,
+                                 std::move(sample_options));
+    HWT_RETURN_IF_ERROR(
+        DecodeInto(*decoder, builder, extension.get(), options, buffer_sizes));
+    result.profile = builder.Finish();
+  } else if (decoder_options.jobs > 1 && options.observer == nullptr &&
+             extension == nullptr && !OneSegment(*decoder)) {
     SharedResolver shared(resolver);
     SegmentProfiles segments(timeline, shared, profile_options, options,
                              std::move(stream_base), total);
     HWT_RETURN_IF_ERROR(decoder->DecodeSegments(segments));
     result.profile = segments.Finish();
   } else {
+    // An observer sees the stacks in trace order, and an extension the
+    // events: one sequential builder.
     profile_options.observer = options.observer;
     ProfileBuilder builder(timeline, resolver, profile_options);
-    KeepFilterSink filter(&builder, options.keep);
-    ProgressSink progress(&filter, decoder->streams(), buffer_sizes,
-                          options.progress);
-    HWT_RETURN_IF_ERROR(decoder->Decode(progress));
+    HWT_RETURN_IF_ERROR(
+        DecodeInto(*decoder, builder, extension.get(), options, buffer_sizes));
     result.profile = builder.Finish();
+  }
+  if (extension != nullptr) {
+    HWT_RETURN_IF_ERROR(extension->Finish());
+    result.extension = std::move(extension);
   }
   result.streams = decoder->streams();
   result.stats = decoder->stats();

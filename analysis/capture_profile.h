@@ -1,7 +1,9 @@
 // From a capture to its profile in one call: create the decoder for the
-// capture's backend, stream its events into a ProfileBuilder, and return the
-// profile with the decoder's per-stream statistics. hwt-report and hwt-batch
-// use this.
+// capture's backend, stream its events into a ProfileBuilder (control flow)
+// or a SampleProfileBuilder (samples) and into the backend's profile
+// extension, and return the profile with the decoder's per-stream
+// statistics. The pipeline (pipeline/capture_pipeline.h) runs it for
+// hwt-report and hwt-batch.
 //
 // With options.jobs > 1 the decoder cuts the trace into segments decoded on
 // worker threads (TraceDecoder::DecodeSegments); every segment gets its own
@@ -16,12 +18,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analysis/function_resolver.h"
 #include "analysis/profile.h"
 #include "analysis/profile_builder.h"
+#include "analysis/profile_extension.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
@@ -52,18 +57,29 @@ struct CaptureProfileOptions {
   // segment where it gives up) or libipt throughout. Every output is the
   // same either way (tests/pt/differential_test.cc).
   DecoderEngine engine = DecoderEngine::kFast;
+  // Called once the decoder is chosen, before anything is decoded, with
+  // whether its events are samples (TraceDecoder::ProducesSamples): an error
+  // ends the run there (an output that needs exact counts refuses a
+  // sampling trace before it is decoded).
+  std::function<absl::Status(bool samples)> before_decode;
 };
 
 struct CaptureProfile {
   Profile profile;
+  // What only the capture's backend has, from the same decode
+  // (profile_extension.h); null when no extension took its decoder.
+  std::shared_ptr<const ProfileExtension> extension;
   std::vector<StreamInfo> streams;
   std::vector<StreamStats> stats;  // per stream, as the decoder counted
   std::string engine_note;  // how the decoder's engine went (may be empty)
 };
 
-// Decodes the whole capture (PT or CoreSight) and profiles it. `resolver`
-// gives function boundaries (the symbolizer). Decode errors are in the stats
-// and as [gap] frames in the profile, not a failed status.
+// Decodes the whole capture and profiles it: control flow into call trees
+// and blocks (ProfileBuilder), samples into the same frame tree weighted by
+// samples (SampleProfileBuilder), and alongside into the extension of the
+// decoder's backend when one is registered. `resolver` gives function
+// boundaries (the symbolizer). Decode errors are in the stats and as [gap]
+// frames in the profile, not a failed status.
 absl::StatusOr<CaptureProfile> ProfileCapture(
     const capture::Capture& capture,
     const capture::AddressSpaceTimeline& timeline, FunctionResolver& resolver,

@@ -1,6 +1,7 @@
 // The result of profiling a decoded trace: call trees (per thread and
 // merged), per-function self/total, call edges, unique blocks with exact
-// execution counts, block successions, intra-procedural paths and counters.
+// execution counts, block successions, intra-procedural paths and counters;
+// or, of a sampling trace, the same frame tree weighted by samples.
 // Everything is keyed by (image, ELF vaddr) and stored in a canonical order,
 // so two profiles of the same execution compare equal whatever the order of
 // the work that built them (sequential, or segments merged).
@@ -149,8 +150,21 @@ struct ProfileStats {
 
   friend bool operator==(const ProfileStats&, const ProfileStats&) = default;
 };
+// Adds every counter of `from` to `into` (segments joined, profiles merged).
+void AddStats(ProfileStats& into, const ProfileStats& from);
+
+// What a profile's counts are: the instruction weights of its trees and
+// functions (*_insns), ProfileStats::instructions and BlockStats::count.
+enum class ProfileCounts : uint8_t {
+  kInstructions,  // executed instructions: a control-flow trace, exact
+  // Samples of a sampling trace (SPE, analysis/sample_profile.h): each
+  // counts one where it was taken; the time weights are then the samples'
+  // latency in cycles (0 for a sample without one), not timestamps.
+  kSamples,
+};
 
 struct Profile {
+  ProfileCounts counts = ProfileCounts::kInstructions;
   bool has_time = false;                 // some block carried a timestamp
   std::vector<ThreadProfile> threads;    // sorted by (capture, stream, context)
   CallTree merged;                       // all threads merged by stack

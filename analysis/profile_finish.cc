@@ -12,26 +12,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "analysis/profile_store.h"
 #include "analysis/segment_data.h"
+#include "analysis/tree_functions.h"
 
 namespace hwt::analysis::internal {
-
-void AddStats(ProfileStats& into, const ProfileStats& from) {
-  into.events += from.events;
-  into.blocks += from.blocks;
-  into.instructions += from.instructions;
-  into.time += from.time;
-  into.gaps += from.gaps;
-  for (size_t i = 0; i < into.gaps_by_reason.size(); ++i) {
-    into.gaps_by_reason[i] += from.gaps_by_reason[i];
-  }
-  into.disables += from.disables;
-  into.enables += from.enables;
-  into.exceptions += from.exceptions;
-  into.context_events += from.context_events;
-  into.unknown_region_blocks += from.unknown_region_blocks;
-  into.invalid_region_events += from.invalid_region_events;
-  into.malformed_blocks += from.malformed_blocks;
-}
 
 namespace {
 
@@ -185,38 +168,11 @@ CallTree Finisher::BuildTree(const std::vector<uint32_t>& roots) const {
   return tree;
 }
 
+// The profile's function and call-edge tables: those of its merged tree.
 void FunctionTables(Profile& profile) {
-  const CallTree& tree = profile.merged;
-  std::map<FrameKey, FunctionStats> functions;
-  std::map<std::pair<FrameKey, FrameKey>, uint64_t> edges;
-  absl::flat_hash_map<FrameKey, uint32_t> active;
-  std::vector<uint32_t> open;
-  for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
-    const CallTree::Node& n = tree.nodes[i];
-    while (!open.empty() && tree.nodes[open.back()].end <= i) {
-      --active[tree.nodes[open.back()].frame];
-      open.pop_back();
-    }
-    if (n.frame.kind != FrameKind::kGap) {
-      FunctionStats& f = functions[n.frame];
-      f.frame = n.frame;
-      f.self_insns += n.self_insns;
-      f.self_time += n.self_time;
-      f.calls += n.calls;
-      if (active[n.frame]++ == 0) {
-        f.total_insns += n.total_insns;
-        f.total_time += n.total_time;
-      }
-      open.push_back(i);
-      if (n.calls != 0 && n.parent != 0) {
-        edges[{tree.nodes[n.parent].frame, n.frame}] += n.calls;
-      }
-    }
-  }
-  for (auto& [key, f] : functions) profile.functions.push_back(f);
-  for (auto& [key, count] : edges) {
-    profile.call_edges.push_back(CallEdge{key.first, key.second, count});
-  }
+  TreeFunctions tables = FunctionsOfTree(profile.merged);
+  profile.functions = std::move(tables.functions);
+  profile.call_edges = std::move(tables.call_edges);
 }
 
 }  // namespace

@@ -258,7 +258,7 @@ void ProfileMerger::Impl::Append(const SegmentData& seg) {
     m.seen = true;
     m.last_offset = s.last_offset;
   }
-  internal::AddStats(stats_, seg.stats);
+  AddStats(stats_, seg.stats);
   has_time_ = has_time_ || seg.has_time;
 }
 

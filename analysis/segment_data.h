@@ -62,8 +62,6 @@ inline void AddPendingTime(ProfileStore& store, const TimePending& pending,
   stats.time += delta;
 }
 
-void AddStats(ProfileStats& into, const ProfileStats& from);
-
 // Builds the canonical profile from a store without base frames.
 Profile FinishProfile(const ProfileStore& store,
                       const std::vector<ThreadState>& threads,

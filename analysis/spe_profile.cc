@@ -5,11 +5,7 @@
 #include <bit>
 #include <tuple>
 
-#include "base/status_macros.h"
-#include "decoders/decoder.h"
 #include "decoders/spe/events.h"
-#include "decoders/spe/sample_sink.h"
-#include "decoders/spe/trace_decoder.h"
 
 namespace hwt::analysis {
 namespace {
@@ -36,29 +32,6 @@ std::vector<SpeHotSpot> HotSpots(
   SortBySamples(out, [](const SpeHotSpot& h) { return h.base; });
   return out;
 }
-
-// Hands each sample's record to the builder. Streams are the capture's
-// buffers, as the address map counts them.
-class SampleProfileSink : public spe::SampleRecordSink {
- public:
-  explicit SampleProfileSink(SpeProfileBuilder& builder) : builder_(builder) {}
-  void OnSamples(uint32_t stream, absl::Span<const Event> events,
-                 absl::Span<const Record> records) override {
-    for (const Event& event : events) {
-      if (event.kind != EventKind::kSample) continue;
-      if (event.code >= records.size()) {
-        missing_records_ = true;
-        continue;
-      }
-      builder_.Add(stream, records[event.code]);
-    }
-  }
-  bool missing_records() const { return missing_records_; }
-
- private:
-  SpeProfileBuilder& builder_;
-  bool missing_records_ = false;
-};
 
 }  // namespace
 
@@ -153,7 +126,7 @@ std::map<uint64_t, uint64_t> SpeBreakdown::DataSources() const {
   return out;
 }
 
-SpeProfileBuilder::SpeProfileBuilder(SpeAddressMap* address_map,
+SpeProfileBuilder::SpeProfileBuilder(SampleAddressMap* address_map,
                                      FunctionResolver* resolver,
                                      spe::CpuModel cpu)
     : address_map_(address_map), resolver_(resolver) {
@@ -165,12 +138,12 @@ void SpeProfileBuilder::OnRecords(uint32_t buffer,
   for (const Record& record : records) Add(buffer, record);
 }
 
-uint32_t SpeProfileBuilder::FunctionFor(const SpeImageAddress& address,
+uint32_t SpeProfileBuilder::FunctionFor(const MappedAddress& address,
                                         uint8_t el) {
   SpeFunctionKey key;
   uint64_t end = 0;
   key.image = address.image;
-  if (address.image == kSpeNoImage) {
+  if (address.image == kNoImage) {
     key.start = el >= 1 ? kSpeUnknownKernelCode : kSpeUnknownUserCode;
   } else if (resolver_ != nullptr) {
     if (auto range = resolver_->FunctionAt(address.image, address.vaddr)) {
@@ -204,7 +177,7 @@ void SpeProfileBuilder::Add(uint32_t buffer, const Record& record) {
   profile_.all.Add(record);
   if (record.pc_el >= 1) ++profile_.kernel_samples;
 
-  SpeImageAddress pc{kSpeNoImage, record.pc};
+  MappedAddress pc{kNoImage, record.pc};
   if (address_map_ != nullptr) {
     if (auto mapped = address_map_->Code(buffer, record.offset, record.pc)) {
       pc = *mapped;
@@ -293,33 +266,6 @@ SpeProfile SpeProfileBuilder::Finish() {
   lines_.clear();
   pages_.clear();
   data_addresses_.clear();
-  return out;
-}
-
-absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
-    const capture::Capture& capture,
-    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver) {
-  HWT_ASSIGN_OR_RETURN(std::unique_ptr<TraceDecoder> decoder,
-                       CreateDecoder(capture, timeline, DecoderOptions()));
-  const spe::CaptureStats* stats = spe::SpeCaptureStatsOf(*decoder);
-  if (stats == nullptr) {
-    return absl::FailedPreconditionError(
-        capture.source_path() + ": not an SPE capture (no SPE samples)");
-  }
-  SpeAddressMap map(&timeline, capture.manifest().buffers.size(),
-                    SpeAddressMap::LoadImageSegments(timeline));
-  SpeProfileBuilder builder(&map, resolver, stats->cpu);
-  SampleProfileSink samples(builder);
-  HWT_RETURN_IF_ERROR(decoder->Decode(samples));
-  if (samples.missing_records()) {
-    return absl::InternalError("SPE samples came without their records");
-  }
-  SpeCaptureProfile out;
-  out.profile = builder.Finish();
-  // Partial records are no samples: the decoder counts them, and so does the
-  // profile.
-  out.profile.partial_records = stats->total.partial_records;
-  out.stats = *stats;
   return out;
 }
 

@@ -3,7 +3,8 @@
 // operation breakdowns, data sources, and data-address hot spots (64-byte
 // cache lines, 4 KiB pages, and data addresses inside images for data-symbol
 // attribution at report time). Built by streaming records through
-// SpeProfileBuilder (a spe::RecordSink); memory grows with unique addresses,
+// SpeProfileBuilder (a spe::RecordSink; in a capture's decode, SPE's profile
+// extension feeds it: spe_extension.h); memory grows with unique addresses,
 // not with the number of samples. Function identity comes from a
 // FunctionResolver, asked once per unique sampled instruction.
 #ifndef HWT_ANALYSIS_SPE_PROFILE_H_
@@ -16,9 +17,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/status/statusor.h"
 #include "analysis/function_resolver.h"
-#include "analysis/spe_address_map.h"
+#include "analysis/sample_address_map.h"
 #include "analysis/spe_latency.h"
 #include "decoders/spe/decoder.h"
 #include "decoders/spe/midr.h"
@@ -27,13 +27,13 @@
 
 namespace hwt::analysis {
 
-// Pseudo-function starts for samples outside every image (image kSpeNoImage):
+// Pseudo-function starts for samples outside every image (image kNoImage):
 // user code and kernel code (EL1/EL2) are kept apart.
 inline constexpr uint64_t kSpeUnknownUserCode = 0;
 inline constexpr uint64_t kSpeUnknownKernelCode = 1;
 
 struct SpeFunctionKey {
-  uint32_t image = kSpeNoImage;
+  uint32_t image = kNoImage;
   // Resolved: the function's start vaddr. Unresolved inside an image: the
   // image's whole unsymbolized code is one pseudo-function (start = end = 0,
   // resolved = false). Outside every image: kSpeUnknownUserCode/KernelCode.
@@ -100,7 +100,7 @@ struct SpeBreakdown {
 };
 
 struct SpeInstruction {
-  SpeImageAddress address;  // image kSpeNoImage: vaddr = the raw PC
+  MappedAddress address;  // image kNoImage: vaddr = the raw PC
   uint8_t el = 0;
   uint32_t function = 0;  // index into SpeProfile::functions
   SpeSampleCounters counters;
@@ -118,7 +118,7 @@ struct SpeHotSpot {
 };
 
 struct SpeDataAddress {
-  SpeImageAddress address;  // data VA inside an image
+  MappedAddress address;  // data VA inside an image
   SpeSampleCounters counters;
 };
 
@@ -156,7 +156,7 @@ class SpeProfileBuilder : public spe::RecordSink {
  public:
   // `address_map` and `resolver` may be null (addresses stay raw; functions
   // are per image). Both must outlive the builder.
-  SpeProfileBuilder(SpeAddressMap* address_map, FunctionResolver* resolver,
+  SpeProfileBuilder(SampleAddressMap* address_map, FunctionResolver* resolver,
                     spe::CpuModel cpu);
 
   void OnRecords(uint32_t buffer,
@@ -177,9 +177,9 @@ class SpeProfileBuilder : public spe::RecordSink {
     }
   };
 
-  uint32_t FunctionFor(const SpeImageAddress& address, uint8_t el);
+  uint32_t FunctionFor(const MappedAddress& address, uint8_t el);
 
-  SpeAddressMap* address_map_;
+  SampleAddressMap* address_map_;
   FunctionResolver* resolver_;
   SpeProfile profile_;
   absl::flat_hash_map<InstructionKey, uint32_t> instruction_index_;
@@ -189,20 +189,12 @@ class SpeProfileBuilder : public spe::RecordSink {
   absl::flat_hash_map<InstructionKey, SpeSampleCounters> data_addresses_;
 };
 
-// Decodes every buffer of an SPE capture straight into a profile, through
-// the capture's decoder (CreateDecoder: one kSample event per sample, its
-// record alongside): addresses mapped with `timeline` (built from the same
-// capture; the PT_LOAD segments of its readable images are read for data
-// addresses), functions from `resolver` (may be null). The latencies, data
-// sources, events and operations are SPE's alone, so they are aggregated
-// here from the records, not by the control-flow ProfileBuilder.
+// An SPE capture's aggregations and SPE's own decode statistics: what SPE's
+// profile extension (spe_extension.h) builds in the capture's decode.
 struct SpeCaptureProfile {
   SpeProfile profile;
   spe::CaptureStats stats;  // the decoder's SPE statistics
 };
-absl::StatusOr<SpeCaptureProfile> ProfileSpeCapture(
-    const capture::Capture& capture,
-    const capture::AddressSpaceTimeline& timeline, FunctionResolver* resolver);
 
 }  // namespace hwt::analysis
 

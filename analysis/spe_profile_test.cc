@@ -1,12 +1,19 @@
 // SPE aggregations on a synthetic stream with known distributions: samples
 // per function and instruction, latency percentiles, events, data sources and
-// data hot spots, all checked against values worked out by hand below.
+// data hot spots, all checked against values worked out by hand below; and
+// the whole capture through ProfileCapture, whose shared profile weighs the
+// same samples on the frame tree.
 #include "analysis/spe_profile.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "analysis/capture_profile.h"
+#include "analysis/spe_extension.h"
 #include "base/file_util.h"
 #include "capture/capture.h"
 #include "decoders/spe/encoder.h"
@@ -136,7 +143,7 @@ class SpeProfileTest : public ::testing::Test {
   }
 
   SpeProfile Build() {
-    SpeAddressMap map(&timeline_, 1, loads_);
+    SampleAddressMap map(&timeline_, 1, loads_);
     SpeProfileBuilder builder(&map, &resolver_, spe::IdentifyCpu(0x413fd0c1));
     std::string bytes = Stream();
     spe::DecodeBytes(
@@ -228,10 +235,10 @@ TEST_F(SpeProfileTest, FunctionsAndTheirDistributions) {
   EXPECT_EQ(p.functions[3].key, (SpeFunctionKey{app_, 0, false}));
   EXPECT_EQ(p.functions[3].breakdown.samples, 4u);
   EXPECT_EQ(p.functions[4].key,
-            (SpeFunctionKey{kSpeNoImage, kSpeUnknownUserCode, false}));
+            (SpeFunctionKey{kNoImage, kSpeUnknownUserCode, false}));
   EXPECT_EQ(p.functions[4].breakdown.samples, 3u);
   EXPECT_EQ(p.functions[5].key,
-            (SpeFunctionKey{kSpeNoImage, kSpeUnknownKernelCode, false}));
+            (SpeFunctionKey{kNoImage, kSpeUnknownKernelCode, false}));
   EXPECT_EQ(p.functions[5].breakdown.samples, 2u);
 }
 
@@ -240,14 +247,14 @@ TEST_F(SpeProfileTest, InstructionsAndResolverCalls) {
   // hot: 8 PCs (0x400100 + 4 * (i % 8)); residues 1..4 occur 13 times among
   // i = 1..100 (+1 for 0x400104 from the final record), the others 12.
   ASSERT_EQ(p.instructions.size(), 8u + 1 + 1 + 1 + 1 + 1);
-  EXPECT_EQ(p.instructions[0].address, (SpeImageAddress{lib_, 0x10040}));
+  EXPECT_EQ(p.instructions[0].address, (MappedAddress{lib_, 0x10040}));
   EXPECT_EQ(p.instructions[0].counters.samples, 20u);
-  EXPECT_EQ(p.instructions[1].address, (SpeImageAddress{app_, 0x400104}));
+  EXPECT_EQ(p.instructions[1].address, (MappedAddress{app_, 0x400104}));
   EXPECT_EQ(p.instructions[1].counters.samples, 14u);
-  EXPECT_EQ(p.instructions[2].address, (SpeImageAddress{app_, 0x400108}));
+  EXPECT_EQ(p.instructions[2].address, (MappedAddress{app_, 0x400108}));
   EXPECT_EQ(p.instructions[2].counters.samples, 13u);
-  EXPECT_EQ(p.instructions[4].address, (SpeImageAddress{app_, 0x400110}));
-  EXPECT_EQ(p.instructions[5].address, (SpeImageAddress{app_, 0x400100}));
+  EXPECT_EQ(p.instructions[4].address, (MappedAddress{app_, 0x400110}));
+  EXPECT_EQ(p.instructions[5].address, (MappedAddress{app_, 0x400100}));
   EXPECT_EQ(p.instructions[5].counters.samples, 12u);
   // Every instruction points at its (re-sorted) function.
   EXPECT_EQ(p.functions[p.instructions[0].function].key.start, 0x10000u);
@@ -255,7 +262,7 @@ TEST_F(SpeProfileTest, InstructionsAndResolverCalls) {
   // Unmapped addresses stay raw.
   bool saw_kernel = false;
   for (const SpeInstruction& i : p.instructions) {
-    if (i.address.image == kSpeNoImage && i.el == 1) {
+    if (i.address.image == kNoImage && i.el == 1) {
       EXPECT_EQ(i.address.vaddr, 0xffff000000001000u);
       saw_kernel = true;
     }
@@ -294,8 +301,8 @@ TEST_F(SpeProfileTest, DataHotSpots) {
 
   // libc .data addresses resolve into the image; the stack does not.
   ASSERT_EQ(p.data_addresses.size(), 100u);
-  EXPECT_EQ(p.data_addresses[0].address, (SpeImageAddress{lib_, 0x30008}));
-  EXPECT_EQ(p.data_addresses[99].address, (SpeImageAddress{lib_, 0x30320}));
+  EXPECT_EQ(p.data_addresses[0].address, (MappedAddress{lib_, 0x30008}));
+  EXPECT_EQ(p.data_addresses[99].address, (MappedAddress{lib_, 0x30320}));
 }
 
 TEST_F(SpeProfileTest, WholeCaptureGivesTheSameProfile) {
@@ -311,11 +318,14 @@ TEST_F(SpeProfileTest, WholeCaptureGivesTheSameProfile) {
   capture::Capture capture(capture::InputKind::kBundleDirectory, dir->path(),
                            dir->path(), manifest, {}, {}, std::nullopt);
   // Images have no files here: data addresses map through the regions only.
-  auto result = ProfileSpeCapture(capture, timeline_, &resolver_);
+  // One decode gives both the shared profile and SPE's extension.
+  auto result = ProfileCapture(capture, timeline_, resolver_);
   ASSERT_TRUE(result.ok()) << result.status();
-  const SpeProfile& p = result->profile;
-  EXPECT_EQ(result->stats.total.records, 140u);
-  EXPECT_EQ(result->stats.total.partial_records, 1u);
+  const auto* spe = dynamic_cast<const SpeExtension*>(result->extension.get());
+  ASSERT_NE(spe, nullptr);
+  const SpeProfile& p = spe->result().profile;
+  EXPECT_EQ(spe->result().stats.total.records, 140u);
+  EXPECT_EQ(spe->result().stats.total.partial_records, 1u);
   EXPECT_EQ(p.samples, 140u);
   EXPECT_EQ(p.partial_records, 1u);
   EXPECT_EQ(p.samples_in_images, 135u);
@@ -323,6 +333,53 @@ TEST_F(SpeProfileTest, WholeCaptureGivesTheSameProfile) {
   ASSERT_EQ(p.functions.size(), 6u);
   EXPECT_EQ(p.functions[0].breakdown.latencies.total.Percentile(90), 90u);
   EXPECT_EQ(p.cpu.name, "Neoverse N1");
+
+  // The shared profile weighs the same 140 samples on one frame each, with
+  // their latency as time: hot 101 (latencies 1..100 and none), main 10
+  // (300 each), memcpy 20 (7 each), the app's unsymbolized code 4 (entered,
+  // as the frame says, where its mapping starts), and outside every image
+  // 3 user and 2 kernel samples, all [unknown].
+  const Profile& shared = result->profile;
+  EXPECT_EQ(shared.counts, ProfileCounts::kSamples);
+  EXPECT_TRUE(shared.has_time);
+  EXPECT_EQ(shared.stats.instructions, 140u);
+  EXPECT_EQ(shared.stats.time, 5050u + 3000u + 140u);
+  EXPECT_EQ(shared.stats.unknown_region_blocks, 5u);
+  EXPECT_EQ(shared.blocks.size(), 13u);  // unique sampled PCs
+  ASSERT_EQ(shared.threads.size(), 1u);
+  EXPECT_EQ(shared.threads[0].tree, shared.merged);
+  const std::vector<std::tuple<FrameKey, uint64_t, uint64_t>> expected = {
+      {{FrameKind::kFunction, app_, 0x400000}, 10, 3000},
+      {{FrameKind::kFunction, app_, 0x400100}, 101, 5050},
+      {{FrameKind::kFunction, lib_, 0x10000}, 20, 140},
+      {{FrameKind::kUnknownCode, app_, 0x400000}, 4, 0},
+      {FrameKey{}, 5, 0}};
+  ASSERT_EQ(shared.functions.size(), expected.size());
+  ASSERT_EQ(shared.merged.nodes.size(), expected.size() + 1);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto& [frame, samples, latency] = expected[i];
+    const FunctionStats& f = shared.functions[i];
+    EXPECT_EQ(f.frame, frame) << i;
+    EXPECT_EQ(f.self_insns, samples) << i;
+    EXPECT_EQ(f.total_insns, samples) << i;
+    EXPECT_EQ(f.self_time, latency) << i;
+    const CallTree::Node& node = shared.merged.nodes[i + 1];
+    EXPECT_EQ(node.frame, frame) << i;
+    EXPECT_EQ(node.parent, 0u) << i;
+    EXPECT_EQ(node.self_insns, samples) << i;
+  }
+  EXPECT_EQ(shared.merged.nodes[0].total_insns, 140u);
+  // And so does SPE's own aggregation, per function.
+  for (const SpeFunction& f : p.functions) {
+    if (!f.key.resolved) continue;
+    const FrameKey frame{FrameKind::kFunction, f.key.image, f.key.start};
+    const auto it =
+        std::find_if(shared.functions.begin(), shared.functions.end(),
+                     [&](const FunctionStats& s) { return s.frame == frame; });
+    ASSERT_NE(it, shared.functions.end()) << f.key.start;
+    EXPECT_EQ(it->self_insns, f.breakdown.samples) << f.key.start;
+    EXPECT_EQ(it->self_time, f.breakdown.counters.total_latency) << f.key.start;
+  }
 }
 
 TEST(SpeProfileNoImagesTest, EverythingStaysRaw) {
@@ -339,7 +396,7 @@ TEST(SpeProfileNoImagesTest, EverythingStaysRaw) {
   SpeProfile p = builder.Finish();
   ASSERT_EQ(p.functions.size(), 1u);
   EXPECT_EQ(p.functions[0].key,
-            (SpeFunctionKey{kSpeNoImage, kSpeUnknownUserCode, false}));
+            (SpeFunctionKey{kNoImage, kSpeUnknownUserCode, false}));
   ASSERT_EQ(p.instructions.size(), 1u);
   EXPECT_EQ(p.instructions[0].address.vaddr, 0x400000u);
   EXPECT_TRUE(p.images.empty());

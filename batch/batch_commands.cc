@@ -11,8 +11,8 @@
 #include "batch/batch_run.h"
 #include "batch/tool_error.h"
 #include "batch/worker_pool.h"
-#include "report/profile/profile_diff.h"
-#include "report/profile/profile_saving.h"
+#include "pipeline/profile_saving.h"
+#include "report/tree/profile_diff.h"
 
 namespace hwt::batch {
 namespace {
@@ -52,8 +52,9 @@ int MergeCommand(const MergeOptions& options) {
   }
   const size_t captures = merged.captures();
   absl::Status written = analysis::WriteProfileFile(
-      options.output, merged.Finish(absl::StrCat("hwt ", report::ToolVersion(),
-                                                 " (hwt-batch merge)")));
+      options.output,
+      merged.Finish(
+          absl::StrCat("hwt ", pipeline::ToolVersion(), " (hwt-batch merge)")));
   if (!written.ok()) return ReportError(3, written.message());
   if (!options.quiet) {
     fprintf(stderr, "%s: merged %zu profiles (%zu captures) into %s\n",

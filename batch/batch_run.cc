@@ -26,8 +26,8 @@
 #include "batch/summary.h"
 #include "batch/tool_error.h"
 #include "batch/worker_pool.h"
+#include "pipeline/capture_analysis.h"
 #include "report/driver/report_run.h"
-#include "report/profile/capture_analysis.h"
 
 namespace hwt::batch {
 namespace {
@@ -56,7 +56,7 @@ std::string Absolute(const std::string& path) {
 }
 
 std::string Writer() {
-  return absl::StrCat("hwt ", report::ToolVersion(), " (hwt-batch)");
+  return absl::StrCat("hwt ", pipeline::ToolVersion(), " (hwt-batch)");
 }
 
 // A row from an earlier run, if its profile is there and up to date.
@@ -113,9 +113,9 @@ Prepared Prepare(const RunOptions& options, const OutDir& out,
   p.have.assign(p.inputs.size(), false);
   for (size_t i = 0; i < p.inputs.size(); ++i) {
     const BatchInput& input = p.inputs[i];
-    report::AnalyseOptions analyse;
+    pipeline::AnalyseOptions analyse;
     analyse.input = input.options;
-    auto fp = Fingerprint(input, report::AnalysisOptionsText(analyse),
+    auto fp = Fingerprint(input, pipeline::AnalysisOptionsText(analyse),
                           options.verify);
     p.fingerprints.push_back(fp.ok() ? *fp : "");
     absl::Status dirs = out.PrepareName(input.name);
@@ -221,7 +221,7 @@ int WriteHtmlReports(const RunOptions& options, const OutDir& out,
     report::ReportFlags flags;
     flags.inputs = {input};
     flags.input.input = input;
-    flags.html = file;
+    flags.outputs["html"] = file;
     flags.quiet = true;
     return report::RunReport(flags, env);
   };

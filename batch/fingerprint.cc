@@ -11,7 +11,7 @@
 #include "base/file_util.h"
 #include "base/stable_hash.h"
 #include "base/status_macros.h"
-#include "report/profile/profile_saving.h"
+#include "pipeline/profile_saving.h"
 
 namespace hwt::batch {
 namespace {
@@ -56,7 +56,7 @@ absl::StatusOr<std::string> Fingerprint(const BatchInput& input,
                                         const std::string& analysis,
                                         bool verify) {
   StableHasher hasher;
-  hasher.Field(report::ToolVersion());
+  hasher.Field(pipeline::ToolVersion());
   hasher.Field(analysis);
   hasher.Field(input.path);
   HWT_RETURN_IF_ERROR(HashTree(input.path, "", verify, hasher));

@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/saved/profile_file.h"
+#include "pipeline/capture_analysis.h"
 #include "report/listing/decode_stats.h"
-#include "report/profile/capture_analysis.h"
-#include "report/profile/saved_symbols.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/saved_symbols.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::batch {
 namespace {
@@ -157,13 +157,13 @@ CaptureRow RunJob(const Job& job) {
   row.name = job.name;
   row.path = job.path;
   row.fingerprint = job.fingerprint;
-  report::AnalyseOptions options;
+  pipeline::AnalyseOptions options;
   options.input = job.options;
   options.jobs = 1;  // one process per core: no threads of its own
   options.save.name = job.name;
   options.save.fingerprint = job.fingerprint;
   options.save.writer = job.writer;
-  auto analysed = report::AnalyseCapture(job.path, options);
+  auto analysed = pipeline::AnalyseCapture(job.path, options);
   absl::Status written =
       analysed.ok()
           ? analysis::WriteProfileFile(job.profile_path, analysed->profile)

@@ -15,7 +15,7 @@
 //         profile, not the number of inputs.
 // The per-capture overhead is the tiny batch's wall time over its count
 // minus the analysis of that capture timed in this process (the same call
-// a worker makes, report::AnalyseCapture, best of many), so what is left is
+// a worker makes, pipeline::AnalyseCapture, best of many), so what is left is
 // worker start, job and row traffic, the profile write, and the final merge
 // and summary, per capture. Every run is checked: exit status 0, every
 // capture "ok" and none resumed; every merge holds as many captures as it
@@ -47,7 +47,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/saved/profile_file.h"
 #include "nlohmann/json.hpp"
-#include "report/profile/capture_analysis.h"
+#include "pipeline/capture_analysis.h"
 
 extern char** environ;
 
@@ -321,7 +321,7 @@ struct InProcess {
 
 std::optional<InProcess> TimeAnalysis(const Settings& s, int reps) {
   InProcess t;
-  report::AnalyseOptions options;
+  pipeline::AnalyseOptions options;
   options.jobs = 1;
   options.save.name = "bench";
   options.save.fingerprint = "bench";
@@ -329,7 +329,7 @@ std::optional<InProcess> TimeAnalysis(const Settings& s, int reps) {
   const std::string out = s.data + "/one.hwtprof";
   for (int i = 0; i < reps; ++i) {
     const double t0 = Now();
-    auto analysed = report::AnalyseCapture(s.tiny, options);
+    auto analysed = pipeline::AnalyseCapture(s.tiny, options);
     const double t1 = Now();
     if (!analysed.ok()) {
       Fail(std::string(analysed.status().message()));

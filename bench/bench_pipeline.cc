@@ -12,9 +12,9 @@
 #include "decoders/progress_sink.h"
 #include "decoders/pt/pt_decoder.h"
 #include "decoders/stats_decode.h"
-#include "report/common/symbol_names.h"
-#include "report/profile/symbolized_profile.h"
-#include "report/profile/symbolizer_symbols.h"
+#include "pipeline/timeline_symbolizer.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/naming/symbolizer_symbols.h"
 
 namespace hwt::bench {
 
@@ -55,7 +55,7 @@ report::FrameNamer MakeNamer(symbolizer::Symbolizer* symbols,
   auto naming = std::make_shared<Naming>();
   if (symbols == nullptr) {
     naming->own = symbolizer::Symbolizer::Create({});
-    report::RegisterTimelineImages(timeline, *naming->own);
+    pipeline::RegisterTimelineImages(timeline, *naming->own);
     symbols = naming->own.get();
   }
   naming->symbols =

@@ -17,10 +17,11 @@
 
 #include "absl/strings/str_format.h"
 #include "analysis/profile.h"
+#include "analysis/tree_functions.h"
 #include "base/file_util.h"
 #include "capture/capture.h"
 #include "report/html/profile_model.h"
-#include "report/profile/profile_filter.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt {
 namespace {
@@ -108,8 +109,8 @@ double Seconds(const std::function<void()>& fn) {
 int Run(const std::string& dir, size_t nodes) {
   analysis::Profile profile;
   profile.merged = MakeTree(nodes);
-  const report::TreeFunctions functions =
-      report::FunctionsOfTree(profile.merged);
+  const analysis::TreeFunctions functions =
+      analysis::FunctionsOfTree(profile.merged);
   profile.functions = functions.functions;
   profile.call_edges = functions.call_edges;
   profile.threads.push_back({});

@@ -41,9 +41,9 @@
 #include "capture/address_space.h"
 #include "capture/capture.h"
 #include "decoders/pt/pt_decoder.h"
+#include "pipeline/symbolizer_resolver.h"
+#include "pipeline/timeline_symbolizer.h"
 #include "recorder/synthetic_capture.h"
-#include "report/common/symbol_names.h"
-#include "report/common/symbolizer_resolver.h"
 
 extern char** environ;
 
@@ -435,7 +435,8 @@ void RunCapture(const Settings& settings, const std::string& path) {
     return;
   }
   std::vector<std::string> warnings;
-  auto symbols = report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+  auto symbols =
+      pipeline::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
   if (!symbols.ok()) {
     Fail(std::string(symbols.status().message()));
     return;
@@ -448,7 +449,7 @@ void RunCapture(const Settings& settings, const std::string& path) {
   input.name = path;
   input.capture = capture->get();
   input.timeline = &*timeline;
-  report::SymbolizerResolver resolver(**symbols);
+  pipeline::SymbolizerResolver resolver(**symbols);
   input.resolver = &resolver;
   input.namer = MakeNamer(symbols->get(), *timeline);
   RunPtCases(settings, input);
@@ -549,12 +550,12 @@ void RunCoreSight(const Settings& settings) {
     // the timeline's images names the frames and gives the functions.
     std::vector<std::string> warnings;
     auto symbols =
-        report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+        pipeline::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
     if (!symbols.ok()) {
       Fail(std::string(symbols.status().message()));
       return;
     }
-    report::SymbolizerResolver resolver(**symbols);
+    pipeline::SymbolizerResolver resolver(**symbols);
     const report::FrameNamer namer = MakeNamer(symbols->get(), *timeline);
     std::string folded_jobs1;
     for (int j : {1, jobs}) {

@@ -16,9 +16,9 @@
 #include "capture/capture.h"
 #include "decoders/pt/pt_seam.h"
 #include "gtest/gtest.h"
+#include "pipeline/symbolizer_resolver.h"
+#include "pipeline/timeline_symbolizer.h"
 #include "recorder/synthetic_capture.h"
-#include "report/common/symbol_names.h"
-#include "report/common/symbolizer_resolver.h"
 
 namespace hwt::bench {
 namespace {
@@ -105,10 +105,11 @@ TEST(ParallelFoldedTest, CountedCaptureMatchesTruthInOneSegment) {
   auto timeline = capture::BuildAddressSpaceTimeline(**capture);
   ASSERT_TRUE(timeline.ok()) << timeline.status();
   std::vector<std::string> warnings;
-  auto symbols = report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+  auto symbols =
+      pipeline::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
   ASSERT_TRUE(symbols.ok()) << symbols.status();
   const report::FrameNamer namer = MakeNamer(symbols->get(), *timeline);
-  report::SymbolizerResolver resolver(**symbols);
+  pipeline::SymbolizerResolver resolver(**symbols);
   const std::string folded =
       ExpectParallelSame(**capture, *timeline, resolver, namer, 0);
   auto truth = ReadFileToString(dir + "/truth/folded.txt");
@@ -130,9 +131,9 @@ TEST(ParallelFoldedTest, CoreSightSnapshotsMatchSequential) {
     ASSERT_TRUE(timeline.ok()) << timeline.status();
     std::vector<std::string> warnings;
     auto symbols =
-        report::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
+        pipeline::CreateSymbolizerForTimeline(*timeline, {}, &warnings);
     ASSERT_TRUE(symbols.ok()) << symbols.status();
-    report::SymbolizerResolver resolver(**symbols);
+    pipeline::SymbolizerResolver resolver(**symbols);
     const std::string folded =
         ExpectParallelSame(**capture, *timeline, resolver,
                            MakeNamer(symbols->get(), *timeline), 0);

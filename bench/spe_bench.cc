@@ -151,7 +151,7 @@ void DecodeAndProfile(benchmark::State& state, const std::string& stream) {
   FixedResolver resolver;
   SpeStats stats;
   for (auto _ : state) {
-    analysis::SpeAddressMap map(&timeline, 1);
+    analysis::SampleAddressMap map(&timeline, 1);
     analysis::SpeProfileBuilder builder(&map, &resolver, IdentifyCpu(0));
     stats = DecodeBytes(bytes, &builder);
     analysis::SpeProfile profile = builder.Finish();

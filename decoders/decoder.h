@@ -144,6 +144,11 @@ class TraceDecoder {
   // consumer does better with Decode() (no segment merge).
   virtual bool SplitsStreams() const { return false; }
 
+  // Whether the events are samples (kSample: a sampling backend, SPE) rather
+  // than control flow (blocks and the events around them): the profile of a
+  // capture is built from the one or the other.
+  virtual bool ProducesSamples() const { return false; }
+
   // Counts instructions without producing events, on a fast path where the
   // backend has one (hwt-decode --stats --fast): stats() then holds the
   // instructions, errors and lost bytes that Decode() gives, and no block

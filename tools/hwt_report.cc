@@ -2,9 +2,9 @@
 // folded stacks, speedscope, call graphs, top functions, hot
 // blocks/branches/paths/loops, annotated disassembly, the HTML report, the
 // exports, --save and --diff), with thread, image, function, trace-position
-// and time filters; on SPE captures the SPE sample reports. A thin front
-// end: the options are report/driver's table, the run is
-// report::RunReport.
+// and time filters; of SPE captures the same from their samples and the SPE
+// sample report. A thin front end: the options are report/driver's table,
+// the run is report::RunReport.
 #include <unistd.h>
 
 #include "report/driver/report_options.h"

@@ -515,16 +515,18 @@ TEST(HwtReportTest, CoreSightBranchesMainCallsWhatTheSourceCalls) {
 }
 
 // SPE: a raw SPE trace written with the packet encoder (known samples) over
-// counted.S's program image: samples per function and image, latencies and
-// data sources in text and JSON, the folded and flame views by image and
-// function.
+// counted.S's program image: the samples weigh on the shared profile, so
+// the shared outputs give samples per function (and with --weight time
+// their latency), the SPE report gives latencies and data sources in text
+// and JSON, and the exports that need exact branch counts refuse.
 TEST(HwtReportTest, SpeSamplesPerFunction) {
   auto dir = TempDir::Create("hwt-report-test");
   ASSERT_TRUE(dir.ok());
   const std::string image = dir->path() + "/counted_static";
   ASSERT_TRUE(WriteFileAtomically(image, ReadOrDie(ProgramImage())).ok());
-  // leaf (0x401050-0x401058): 3 samples; special (0x401077-): 2; one
-  // outside every image (decoders/spe/testing/counted_samples.h).
+  // leaf (0x401050-0x401058): 3 samples of 10, 20 and 30 cycles; special
+  // (0x401077-): 2 of 100; one outside every image, 5
+  // (decoders/spe/testing/counted_samples.h).
   const std::string trace = dir->path() + "/trace.spe";
   ASSERT_TRUE(
       WriteFileAtomically(trace, spe::testing::CountedSamplesTrace()).ok());
@@ -535,15 +537,33 @@ TEST(HwtReportTest, SpeSamplesPerFunction) {
     return RunCommand(args);
   };
 
+  // A sample records no stack: each is one frame, its function.
   auto folded = run({"--folded"});
   ASSERT_EQ(folded.exit_code, 0) << folded.err;
   EXPECT_EQ(folded.out,
             "[unknown] 1\n"
-            "counted_static;leaf 3\n"
-            "counted_static;special 2\n");
+            "leaf 3\n"
+            "special 2\n");
+  auto latency = run({"--folded", "--weight", "time"});
+  ASSERT_EQ(latency.exit_code, 0) << latency.err;
+  EXPECT_EQ(latency.out,
+            "[unknown] 5\n"
+            "leaf 60\n"
+            "special 200\n");
 
+  auto top = run({"--top", "5", "--format", "json"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const nlohmann::json top_json = nlohmann::json::parse(top.out);
+  EXPECT_EQ(top_json["unit"], "samples");
+  EXPECT_EQ(top_json["total"], 6);
+  ASSERT_EQ(top_json["by_self"].size(), 3u);
+  EXPECT_EQ(top_json["by_self"][0]["function"], "leaf");
+  EXPECT_EQ(top_json["by_self"][0]["self"], 3);
+
+  // The SPE report: the default output, or --spe.
   auto json_run = run({"--format", "json"});
   ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  EXPECT_EQ(json_run.out, run({"--spe", "--format", "json"}).out);
   const nlohmann::json json = nlohmann::json::parse(json_run.out);
   EXPECT_EQ(json["summary"]["samples"], 6);
   EXPECT_EQ(json["summary"]["samples_in_images"], 5);
@@ -578,12 +598,21 @@ TEST(HwtReportTest, SpeSamplesPerFunction) {
   auto flame = run({"--flame"});
   ASSERT_EQ(flame.exit_code, 0) << flame.err;
   EXPECT_THAT(flame.out, HasSubstr("<title>leaf (3 samples, 50.00%"));
-  EXPECT_THAT(flame.out, HasSubstr("<title>counted_static (5 samples"));
+  EXPECT_THAT(flame.out, HasSubstr("<title>special (2 samples, 33.33%"));
 
-  // Control-flow views do not apply to samples: a clear usage error.
+  // The call graph of samples: their functions, no calls between them.
   auto callgraph = run({"--callgraph"});
-  EXPECT_EQ(callgraph.exit_code, 2);
-  EXPECT_THAT(callgraph.err, HasSubstr("SPE"));
+  ASSERT_EQ(callgraph.exit_code, 0) << callgraph.err;
+  EXPECT_THAT(callgraph.out, HasSubstr("leaf"));
+
+  // Exports of exact branch counts do not apply to samples: a clear usage
+  // error, before anything is decoded.
+  for (const char* exact :
+       {"--bolt", "--autofdo", "--profgen", "--llvm-sample"}) {
+    auto refused = run({exact});
+    EXPECT_EQ(refused.exit_code, 2) << exact;
+    EXPECT_THAT(refused.err, HasSubstr("sampled profile (SPE)")) << exact;
+  }
 }
 
 TEST(HwtReportTest, CorruptTraceExitsOneAndSaysSo) {

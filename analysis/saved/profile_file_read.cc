@@ -488,6 +488,10 @@ class Assembler {
 
   absl::Status Stats(const pb::Stats& m) {
     Profile& p = out_.profile;
+    if (m.counts() > static_cast<uint32_t>(ProfileCounts::kSamples)) {
+      return reader_.Error(absl::StrCat("unknown kind of counts ", m.counts()));
+    }
+    p.counts = static_cast<ProfileCounts>(m.counts());
     p.has_time = m.has_time();
     ProfileStats& s = p.stats;
     s.events = m.events();

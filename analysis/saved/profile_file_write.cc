@@ -435,6 +435,7 @@ class ProfileWriter {
     pb::Stats* o = c.mutable_stats();
     const ProfileStats& s = p.stats;
     o->set_has_time(p.has_time);
+    o->set_counts(static_cast<uint32_t>(p.counts));
     o->set_events(s.events);
     o->set_blocks(s.blocks);
     o->set_instructions(s.instructions);

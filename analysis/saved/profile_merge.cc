@@ -114,6 +114,14 @@ bool SourceLess(const CaptureSource& a, const CaptureSource& b) {
 class ProfileAccumulator::Impl {
  public:
   absl::Status Add(const SavedProfile& p, const std::string& what) {
+    if (added_ && p.profile.counts != counts_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what.empty() ? "" : what + ": ",
+          "a profile of samples (SPE) and one of executed instructions "
+          "cannot be merged: their counts are not of the same kind"));
+    }
+    added_ = true;
+    counts_ = p.profile.counts;
     for (const CaptureSource& s : p.sources) {
       if (!s.fingerprint.empty() && fingerprints_.contains(s.fingerprint)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -259,23 +267,7 @@ class ProfileAccumulator::Impl {
       if (!inserted) it->second.first += path.count;
     }
     has_time_ = has_time_ || p.has_time;
-    ProfileStats& s = stats_;
-    const ProfileStats& in = p.stats;
-    s.events += in.events;
-    s.blocks += in.blocks;
-    s.instructions += in.instructions;
-    s.time += in.time;
-    s.gaps += in.gaps;
-    for (size_t i = 0; i < s.gaps_by_reason.size(); ++i) {
-      s.gaps_by_reason[i] += in.gaps_by_reason[i];
-    }
-    s.disables += in.disables;
-    s.enables += in.enables;
-    s.exceptions += in.exceptions;
-    s.context_events += in.context_events;
-    s.unknown_region_blocks += in.unknown_region_blocks;
-    s.invalid_region_events += in.invalid_region_events;
-    s.malformed_blocks += in.malformed_blocks;
+    AddStats(stats_, p.stats);
   }
 
   // Which provisional images a block, frame or function refers to.
@@ -318,6 +310,8 @@ class ProfileAccumulator::Impl {
   std::vector<ThreadAcc> threads_;
   ProfileStats stats_;
   bool has_time_ = false;
+  bool added_ = false;
+  ProfileCounts counts_ = ProfileCounts::kInstructions;
   int format_minor_ = kProfileMinorVersion;
 };
 
@@ -484,6 +478,7 @@ SavedProfile ProfileAccumulator::Impl::Finish(const std::string& writer) {
   FinishPaths(final_block, p.paths);
   p.stats = stats_;
   p.has_time = has_time_;
+  p.counts = counts_;
   p.merged = merged_.Finish(final_image, final_block);
   const std::vector<uint32_t> final_source = FinishSources(out.sources);
   FinishThreads(final_source, final_image, final_block, p.threads);

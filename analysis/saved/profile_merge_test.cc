@@ -203,6 +203,25 @@ TEST(ProfileMergeTest, ACaptureMergedTwiceIsRefused) {
               HasSubstr("b.hwtprof: capture 'one' is already in the merge"));
 }
 
+// Samples (SPE) and executed instructions are not the same kind of count:
+// their sum would mean nothing.
+TEST(ProfileMergeTest, SamplesAndInstructionsDoNotMerge) {
+  const SavedProfile one = FromScriptFile("one");
+  SavedProfile two = FromScriptFile("two");
+  two.profile.counts = ProfileCounts::kSamples;
+  ProfileAccumulator acc;
+  ASSERT_TRUE(acc.Add(one, "a.hwtprof").ok());
+  const absl::Status mixed = acc.Add(two, "b.hwtprof");
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.message(),
+              HasSubstr("b.hwtprof: a profile of samples (SPE) and one of "
+                        "executed instructions cannot be merged"));
+  // Two of samples merge, and the merge counts samples.
+  SavedProfile also = FromScriptFile("one");
+  also.profile.counts = ProfileCounts::kSamples;
+  EXPECT_EQ(Merge({&also, &two}).profile.counts, ProfileCounts::kSamples);
+}
+
 TEST(ProfileMergeTest, CodeRangesAreUnited) {
   SavedProfile a = FromScriptFile("one");
   SavedProfile b = FromScriptFile("two");

@@ -22,7 +22,7 @@ namespace hwt::analysis {
 
 // The format version this code writes; it reads every 1.x.
 inline constexpr int kProfileMajorVersion = 1;
-inline constexpr int kProfileMinorVersion = 1;
+inline constexpr int kProfileMinorVersion = 2;
 
 // A loadable segment of an image: ELF address -> file offset (what pprof,
 // BOLT and AutoFDO need to turn addresses into file offsets). A raw memory

@@ -32,6 +32,7 @@ class SpeTraceDecoder : public TraceDecoder {
   absl::Status Decode(EventSink& sink) override;
   absl::Status ListPackets(PacketSink& sink) override;
   const std::vector<StreamStats>& stats() const override { return stats_; }
+  bool ProducesSamples() const override { return true; }
 
   // The SPE statistics of the last Decode() or ListPackets().
   const CaptureStats& capture_stats() const { return capture_stats_; }

@@ -34,7 +34,7 @@ OptionRow<DecodeFlags> Mode(std::string_view names, std::string_view mode,
            .help = help,
            .group = kModes,
            .select = mode,
-           .requests = OutputKind::kListing},
+           .requests = "listing"},
           HWT_FIELD(mode)};
 }
 

@@ -20,7 +20,7 @@
 #include "decoders/spe/midr.h"
 #include "decoders/spe/trace_decoder.h"
 #include "decoders/stats_decode.h"
-#include "report/common/symbol_names.h"
+#include "pipeline/timeline_symbolizer.h"
 #include "report/listing/decode_listing.h"
 #include "report/listing/decode_stats.h"
 #include "report/listing/packet_listing.h"
@@ -224,8 +224,8 @@ int RunControlFlow(const Run& flags, const OpenedInput& input, Output& out) {
     EventSink* sink = &null_sink;
     if (flags.mode != Mode::kStats) {
       if (!flags.no_symbols) {
-        auto created =
-            CreateSymbolizerForTimeline(input.timeline, {}, &warnings);
+        auto created = pipeline::CreateSymbolizerForTimeline(input.timeline, {},
+                                                             &warnings);
         if (!created.ok()) return Fail(kTool, created.status());
         symbols = std::move(*created);
       }

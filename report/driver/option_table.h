@@ -5,12 +5,11 @@
 // (tools/option_cli.h); OptionRows() walks a table for what else is
 // generated from it (the option list the tests compare with the parser's,
 // and later man pages and shell completion). A new option is one row; a new
-// output is one row plus its renderer (report/driver/report_render.cc).
+// output is one row plus its renderer (report/outputs/).
 #ifndef HWT_REPORT_DRIVER_OPTION_TABLE_H_
 #define HWT_REPORT_DRIVER_OPTION_TABLE_H_
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,38 +33,6 @@ enum class OptionKind : uint8_t {
                  // to another program as they were given: sbatch)
 };
 
-// Every output of the tools, for OptionInfo::requests and applies_to.
-enum class OutputKind : uint8_t {
-  kNone,
-  // hwt-report
-  kFlame,
-  kFolded,
-  kSpeedscope,
-  kCallGraph,
-  kTop,
-  kHot,
-  kAnnotate,
-  kHtml,
-  kSave,
-  kDiff,
-  kSpeReport,
-  // hwt-report's exports (report/export)
-  kPprof,
-  kBolt,
-  kAutoFdo,
-  kProfgen,
-  kLlvmSample,
-  kChromeTrace,
-  // hwt-decode
-  kListing,
-};
-using OutputSet = uint32_t;  // bit (1 << OutputKind)
-constexpr OutputSet Outputs(std::initializer_list<OutputKind> kinds) {
-  OutputSet set = 0;
-  for (OutputKind k : kinds) set |= OutputSet{1} << static_cast<int>(k);
-  return set;
-}
-
 enum class OptionCheck : uint8_t { kNone, kPositive, kNonNegative };
 
 // One row's description: everything but where its value goes.
@@ -82,13 +49,13 @@ struct OptionInfo {
   // kRepeated: values per occurrence (0 = one; --diff BASE NEW takes 2).
   int arity = 0;
   std::string_view select;  // kSelect: the value it sets
-  // The output it requests (hwt-report's outputs), or none.
-  OutputKind requests = OutputKind::kNone;
-  // The outputs it changes (0 = all of its tool's).
-  OutputSet applies_to = 0;
-  // Meaningless for sampling captures (SPE), which have no control flow:
-  // given on one, it is a usage error.
-  bool control_flow_only = false;
+  // The output it requests: the name its renderer is registered under
+  // (report/outputs/output_registry.h; "listing" for hwt-decode's modes),
+  // or "" for none.
+  std::string_view requests;
+  // The outputs it changes, by those names ("diff": --diff's); empty = all
+  // of its tool's.
+  std::vector<std::string_view> applies_to;
   // The subcommands it belongs to (hwt-batch run, slurm, ...); empty for a
   // tool without subcommands. Two rows of different subcommands may share
   // names (each subcommand has its own -o).

@@ -4,7 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/file_util.h"
 #include "base/output.h"
 #include "report/driver/report_internal.h"
 #include "report/listing/decode_stats.h"
@@ -37,12 +42,39 @@ int DecodeExit(const std::vector<StreamStats>& streams, bool quiet) {
 
 namespace {
 
+// NAME.SUFFIX in the current directory for input .../NAME.hwt (or NAME.tar,
+// NAME.tar.zst, NAME/, NAME.raw): where SVG/JSON goes when stdout is a
+// terminal.
+std::string DefaultOutputName(const std::string& input,
+                              const std::string& suffix) {
+  std::string name = input;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  if (name == "." || name == ".." || absl::EndsWith(name, "/.") ||
+      absl::EndsWith(name, "/..")) {
+    // A snapshot directory given as ".": its real name.
+    std::error_code error;
+    const std::filesystem::path path =
+        std::filesystem::weakly_canonical(name, error);
+    if (!error) name = path.string();
+  }
+  name = BaseName(name);
+  for (const char* ext :
+       {".tar.zst", ".tzst", ".tar", ".hwt", ".raw", ".bin"}) {
+    if (absl::EndsWith(name, ext) && name.size() > strlen(ext)) {
+      name.resize(name.size() - strlen(ext));
+      break;
+    }
+  }
+  if (name.empty() || name == "." || name == "..") name = "trace";
+  return absl::StrCat(name, ".", suffix);
+}
+
 // Gives the outputs without a file of their own (=FILE) theirs: -o (only
 // one may share it), stdout, or NAME.SUFFIX for SVG/HTML/JSON when stdout
 // is a terminal.
-bool ResolveFiles(std::vector<OutputSpec>& outputs, const RunContext& run) {
-  std::vector<OutputSpec*> shared;
-  for (OutputSpec& o : outputs) {
+bool ResolveFiles(std::vector<OutputFile>& outputs, const RunContext& run) {
+  std::vector<OutputFile*> shared;
+  for (OutputFile& o : outputs) {
     if (o.file == "-" || o.file.empty()) shared.push_back(&o);
   }
   if (!run.flags.output.empty()) {
@@ -50,7 +82,7 @@ bool ResolveFiles(std::vector<OutputSpec>& outputs, const RunContext& run) {
     if (shared.size() == 1) shared[0]->file = run.flags.output;
     return true;
   }
-  for (OutputSpec* o : shared) {
+  for (OutputFile* o : shared) {
     if (run.env.stdout_is_terminal && o->binary) {
       o->file = DefaultOutputName(run.flags.input.input, o->suffix);
     } else {
@@ -62,14 +94,14 @@ bool ResolveFiles(std::vector<OutputSpec>& outputs, const RunContext& run) {
 
 }  // namespace
 
-int WriteOutputs(std::vector<OutputSpec>& outputs, const RunContext& run) {
+int WriteOutputs(std::vector<OutputFile>& outputs, const RunContext& run) {
   if (!ResolveFiles(outputs, run)) {
     return Usage(
         "-o FILE with several outputs: give each its own file "
         "(--flame=FILE, --speedscope=FILE, ...)");
   }
   bool first_stdout = true;
-  for (OutputSpec& o : outputs) {
+  for (OutputFile& o : outputs) {
     auto out = Output::Open(o.file);
     if (!out.ok()) {
       PrintError(kTool, std::string(out.status().message()));
@@ -89,21 +121,6 @@ int WriteOutputs(std::vector<OutputSpec>& outputs, const RunContext& run) {
     }
   }
   return kExitOk;
-}
-
-FlameOptions FlameFromFlags(const RunContext& run, const std::string& title,
-                            const std::string& icicle_title,
-                            const std::string& count_name) {
-  const ReportFlags& options = run.flags;
-  FlameOptions flame;
-  flame.title = !options.title.empty() ? options.title
-                : options.icicle       ? icicle_title
-                                       : title;
-  flame.count_name =
-      options.count_name.empty() ? count_name : options.count_name;
-  flame.inverted = options.icicle;
-  flame.min_width = run.min_width_px;
-  return flame;
 }
 
 }  // namespace hwt::report::driver

@@ -11,17 +11,39 @@ namespace hwt::report {
 namespace {
 
 using K = OptionKind;
-using O = OutputKind;
 
 // Where a row's value goes in ReportFlags.
 #define HWT_FIELD(member) \
   [](ReportFlags& f) -> OptionTarget { return &f.member; }
 
+// An output's name as a template argument: the row of an output that takes
+// a file needs no field of its own (ReportFlags::outputs holds its value).
+template <size_t N>
+struct OutputName {
+  constexpr OutputName(const char (&name)[N]) {  // NOLINT: implicit
+    for (size_t i = 0; i < N; ++i) text[i] = name[i];
+  }
+  char text[N];
+};
+
+template <OutputName kName>
+OptionTarget OutputValue(ReportFlags& flags) {
+  return &flags.outputs[std::string(kName.text)];
+}
+
+// The row of output kName: `info` with the output it requests.
+template <OutputName kName>
+OptionRow<ReportFlags> FileOutput(OptionInfo info) {
+  info.kind = K::kFlagValue;
+  info.requests = kName.text;
+  return {std::move(info), &OutputValue<kName>};
+}
+
 constexpr char kReportAbout[] =
     "Profiles a capture: an interactive flame graph (the default), folded "
     "stacks, speedscope JSON, call graphs, top functions, hot blocks, "
-    "branches, paths and loops, annotated disassembly. SPE captures give "
-    "the SPE sample reports.\n\n"
+    "branches, paths and loops, annotated disassembly; of SPE captures the "
+    "same from their samples, and the SPE sample report (the default).\n\n"
     "Examples:\n"
     "  hwt-report fib.hwt                      # fib.flame.svg\n"
     "  hwt-report --html fib.hwt               # fib.report.html\n"
@@ -62,8 +84,7 @@ std::vector<OptionRow<ReportFlags>> OutputRows() {
       {{.names = "--save",
         .help = "write the (merged) profile of the inputs to FILE.hwtprof; "
                 "with no other output, only that",
-        .group = "Outputs",
-        .requests = O::kSave},
+        .group = "Outputs"},
        HWT_FIELD(save)},
       {{.names = "--diff",
         .kind = K::kRepeated,
@@ -71,76 +92,69 @@ std::vector<OptionRow<ReportFlags>> OutputRows() {
                 "directories or captures): a differential flame graph, "
                 "--folded difffolded stacks, --top N changed functions",
         .group = "Outputs",
-        .arity = 2,
-        .requests = O::kDiff},
+        .arity = 2},
        HWT_FIELD(diff)},
       {{.names = "--absolute",
         .kind = K::kFlag,
         .help = "--diff: compare raw counts, not shares of each total",
         .group = "Outputs",
-        .applies_to = Outputs({O::kDiff})},
+        .applies_to = {"diff"}},
        HWT_FIELD(absolute)},
-      {{.names = "--flame{-}",
-        .kind = K::kFlagValue,
-        .help = "interactive SVG flame graph (default output); =FILE",
-        .group = "Outputs",
-        .requests = O::kFlame},
-       HWT_FIELD(flame)},
-      {{.names = "--html{-}",
-        .kind = K::kFlagValue,
-        .help = "interactive HTML report (one self-contained file: overview, "
-                "flame graph, functions, disassembly, hot spots); =FILE",
-        .group = "Outputs",
-        .requests = O::kHtml},
-       HWT_FIELD(html)},
-      {{.names = "--folded{-}",
-        .kind = K::kFlagValue,
-        .help = "folded stacks (flamegraph.pl, inferno, speedscope); =FILE",
-        .group = "Outputs",
-        .requests = O::kFolded},
-       HWT_FIELD(folded)},
-      {{.names = "--speedscope{-}",
-        .kind = K::kFlagValue,
-        .help = "speedscope JSON: a call/return timeline per thread and the "
-                "merged profile; =FILE",
-        .group = "Outputs",
-        .requests = O::kSpeedscope,
-        .control_flow_only = true},
-       HWT_FIELD(speedscope)},
-      {{.names = "--callgraph{text}",
-        .kind = K::kFlagValue,
-        .help = "call graph: =text (top-down and bottom-up trees) or =dot "
-                "(Graphviz)",
-        .group = "Outputs",
-        .requests = O::kCallGraph,
-        .control_flow_only = true},
-       HWT_FIELD(callgraph)},
+      FileOutput<"flame">(
+          {.names = "--flame{-}",
+           .help = "interactive SVG flame graph (default output); =FILE",
+           .group = "Outputs"}),
+      FileOutput<"html">(
+          {.names = "--html{-}",
+           .help = "interactive HTML report (one self-contained file: "
+                   "overview, flame graph, functions, disassembly, hot "
+                   "spots); =FILE",
+           .group = "Outputs"}),
+      FileOutput<"folded">(
+          {.names = "--folded{-}",
+           .help = "folded stacks (flamegraph.pl, inferno, speedscope); =FILE",
+           .group = "Outputs"}),
+      FileOutput<"speedscope">(
+          {.names = "--speedscope{-}",
+           .help = "speedscope JSON: a call/return timeline per thread and "
+                   "the merged profile; =FILE",
+           .group = "Outputs"}),
+      FileOutput<"callgraph">(
+          {.names = "--callgraph{text}",
+           .help = "call graph: =text (top-down and bottom-up trees) or =dot "
+                   "(Graphviz)",
+           .group = "Outputs"}),
       {{.names = "--top",
         .help = "the N functions with the most self and total weight",
         .group = "Outputs",
-        .requests = O::kTop},
+        .requests = "top"},
        HWT_FIELD(top)},
       {{.names = "--hot",
         .kind = K::kFlag,
         .help = "hot blocks, branches (taken/not taken), call paths, "
                 "intra-procedural paths and loops",
         .group = "Outputs",
-        .requests = O::kHot,
-        .control_flow_only = true},
+        .requests = "hot"},
        HWT_FIELD(hot)},
       {{.names = "--annotate",
         .help = "disassembly of FUNC (exact name or regex) with execution "
                 "counts per instruction",
         .group = "Outputs",
-        .requests = O::kAnnotate,
-        .control_flow_only = true},
+        .requests = "annotate"},
        HWT_FIELD(annotate)},
+      FileOutput<"spe">(
+          {.names = "--spe{-}",
+           .help = "SPE captures: the sample report (latency, events, "
+                   "operations, data sources, data hot spots, per function "
+                   "and instruction; the default output of an SPE capture); "
+                   "=FILE",
+           .group = "Outputs"}),
       {{.names = "--format",
-        .help = "text or json (--top, --hot, SPE)",
+        .help = "text or json (--top, --hot, --spe)",
         .group = "Outputs",
         .default_value = "text",
         .choices = {"text", "json"},
-        .applies_to = Outputs({O::kTop, O::kHot, O::kSpeReport, O::kDiff})},
+        .applies_to = {"top", "hot", "spe", "diff"}},
        HWT_FIELD(format)},
       {{.names = "-o,--output",
         .help = "write the output to FILE (atomically) instead of stdout",
@@ -150,53 +164,46 @@ std::vector<OptionRow<ReportFlags>> OutputRows() {
 }
 
 std::vector<OptionRow<ReportFlags>> ExportRows() {
-  const OptionInfo base{
-      .kind = K::kFlagValue, .group = "Exports", .control_flow_only = true};
-  auto row = [&](std::string_view names, std::string_view help, O output,
-                 OptionTarget (*target)(ReportFlags&)) {
-    OptionInfo info = base;
-    info.names = names;
-    info.help = help;
-    info.requests = output;
-    return OptionRow<ReportFlags>{info, target};
-  };
-  // pprof also carries SPE samples; the other exports are control flow.
-  OptionRow<ReportFlags> pprof =
-      row("--pprof{-}",
-          "pprof profile (gzip'd profile.proto: go tool pprof, "
-          "speedscope, Perfetto; SPE: samples and latency); =FILE, "
-          "default NAME.pb.gz",
-          O::kPprof, HWT_FIELD(exports.pprof));
-  pprof.info.control_flow_only = false;
   return {
-      pprof,
-      row("--bolt{-}",
-          "BOLT pre-aggregated profile of one image (llvm-bolt --pa -p "
-          "FILE); =FILE, default NAME.bolt.pa",
-          O::kBolt, HWT_FIELD(exports.bolt)),
-      row("--autofdo{-}",
-          "AutoFDO text profile of one image (create_llvm_prof "
-          "--profiler=text); =FILE, default NAME.afdo.txt",
-          O::kAutoFdo, HWT_FIELD(exports.autofdo)),
-      row("--profgen{-}",
-          "llvm-profgen unsymbolized profile of one image "
-          "(--unsymbolized-profile); =FILE, default NAME.profgen.txt",
-          O::kProfgen, HWT_FIELD(exports.profgen)),
-      row("--llvm-sample{-}",
-          "LLVM sample profile of one image (clang "
-          "-fprofile-sample-use, llvm-profdata); =FILE, default "
-          "NAME.prof",
-          O::kLlvmSample, HWT_FIELD(exports.llvm_sample)),
-      row("--chrome-trace{-}",
-          "the call/return timeline per thread as Chrome trace JSON "
-          "(Perfetto, chrome://tracing, speedscope); =FILE, default "
-          "NAME.trace.json",
-          O::kChromeTrace, HWT_FIELD(exports.chrome_trace)),
+      FileOutput<"pprof">(
+          {.names = "--pprof{-}",
+           .help = "pprof profile (gzip'd profile.proto: go tool pprof, "
+                   "speedscope, Perfetto; SPE: samples and latency); =FILE, "
+                   "default NAME.pb.gz",
+           .group = "Exports"}),
+      FileOutput<"bolt">(
+          {.names = "--bolt{-}",
+           .help = "BOLT pre-aggregated profile of one image (llvm-bolt --pa "
+                   "-p FILE); =FILE, default NAME.bolt.pa",
+           .group = "Exports"}),
+      FileOutput<"autofdo">(
+          {.names = "--autofdo{-}",
+           .help = "AutoFDO text profile of one image (create_llvm_prof "
+                   "--profiler=text); =FILE, default NAME.afdo.txt",
+           .group = "Exports"}),
+      FileOutput<"profgen">(
+          {.names = "--profgen{-}",
+           .help = "llvm-profgen unsymbolized profile of one image "
+                   "(--unsymbolized-profile); =FILE, default "
+                   "NAME.profgen.txt",
+           .group = "Exports"}),
+      FileOutput<"llvm-sample">(
+          {.names = "--llvm-sample{-}",
+           .help = "LLVM sample profile of one image (clang "
+                   "-fprofile-sample-use, llvm-profdata); =FILE, default "
+                   "NAME.prof",
+           .group = "Exports"}),
+      FileOutput<"chrome-trace">(
+          {.names = "--chrome-trace{-}",
+           .help = "the call/return timeline per thread as Chrome trace JSON "
+                   "(Perfetto, chrome://tracing, speedscope); =FILE, default "
+                   "NAME.trace.json",
+           .group = "Exports"}),
   };
 }
 
 std::vector<OptionRow<ReportFlags>> FlameRows() {
-  const OutputSet flame = Outputs({O::kFlame, O::kHtml, O::kDiff});
+  const std::vector<std::string_view> flame = {"flame", "html", "diff"};
   return {
       {{.names = "--icicle",
         .kind = K::kFlag,
@@ -224,18 +231,18 @@ std::vector<OptionRow<ReportFlags>> FlameRows() {
         .applies_to = flame},
        HWT_FIELD(min_width)},
       {{.names = "--rows",
-        .help = "rows per --hot section (0 = all)",
+        .help = "rows per --hot section and --spe list (0 = all)",
         .group = "Outputs",
         .default_value = "20",
         .show_default = true,
-        .applies_to = Outputs({O::kHot, O::kHtml})},
+        .applies_to = {"hot", "html", "spe"}},
        HWT_FIELD(rows)},
       {{.names = "--min-percent",
         .help = "--callgraph: leave out frames below this share (default "
                 "0.1 text, 0.5 dot)",
         .group = "Outputs",
         .default_value = "-1",
-        .applies_to = Outputs({O::kCallGraph})},
+        .applies_to = {"callgraph"}},
        HWT_FIELD(min_percent)},
   };
 }
@@ -244,32 +251,27 @@ std::vector<OptionRow<ReportFlags>> FilterRows() {
   return {
       {{.names = "--thread",
         .help = "only stream N (a buffer, or a CoreSight trace ID)",
-        .group = "Filters",
-        .control_flow_only = true},
+        .group = "Filters"},
        HWT_FIELD(thread)},
       {{.names = "--only-image",
         .help = "only stacks through a frame of image NAME (base name or "
                 "path); the image of --bolt, --autofdo, --profgen and "
                 "--llvm-sample (default: the main executable); --image "
                 "loads images of a raw trace",
-        .group = "Filters",
-        .control_flow_only = true},
+        .group = "Filters"},
        HWT_FIELD(image)},
       {{.names = "--function",
         .help = "only the subtrees under frames matching REGEX",
-        .group = "Filters",
-        .control_flow_only = true},
+        .group = "Filters"},
        HWT_FIELD(function)},
       {{.names = "--range",
         .help = "only trace bytes START:END of each buffer (decimal or 0x)",
-        .group = "Filters",
-        .control_flow_only = true},
+        .group = "Filters"},
        HWT_FIELD(range)},
       {{.names = "--time",
         .help = "only blocks with timestamps in START:END (the trace's "
                 "time unit)",
-        .group = "Filters",
-        .control_flow_only = true},
+        .group = "Filters"},
        HWT_FIELD(time)},
   };
 }
@@ -277,8 +279,9 @@ std::vector<OptionRow<ReportFlags>> FilterRows() {
 std::vector<OptionRow<ReportFlags>> DecodeRows() {
   return {
       {{.names = "--weight",
-        .help = "what the counts are: instructions (exact), time (from the "
-                "trace's timestamps), or auto (time when the trace has it)",
+        .help = "what the counts are: instructions (exact; SPE: samples), "
+                "time (from the trace's timestamps; SPE: the samples' "
+                "latency in cycles), or auto (time when the trace has it)",
         .default_value = "instructions",
         .show_default = true,
         .choices = {"auto", "instructions", "time"}},
@@ -317,7 +320,7 @@ std::vector<OptionRow<ReportFlags>> DecodeRows() {
         .help = "--speedscope, --chrome-trace: cap on call/return events kept",
         .default_value = "5000000",
         .show_default = true,
-        .applies_to = Outputs({O::kSpeedscope, O::kChromeTrace})},
+        .applies_to = {"speedscope", "chrome-trace"}},
        HWT_FIELD(max_events)},
       {{.names = "-q,--quiet",
         .kind = K::kFlag,

@@ -6,13 +6,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "report/driver/option_table.h"
 #include "report/driver/tool_input.h"
-#include "report/export/export_outputs.h"
 
 namespace hwt::report {
 
@@ -25,10 +26,12 @@ struct ReportFlags {
   std::string save;               // --save FILE.hwtprof
   std::vector<std::string> diff;  // --diff BASE NEW
   bool absolute = false;          // --diff: raw counts, not shares
-  // Outputs: a flag given = requested; the value is its file ("-" = the
-  // shared destination: -o or stdout).
-  std::string flame, folded, speedscope, callgraph, html;
-  ExportFlags exports;  // --pprof, --bolt, ... (report/export)
+  // The outputs whose option takes a file (--flame[=FILE], --pprof, ...),
+  // by the name of their output (report/outputs/): given = requested; the
+  // value is the file ("-" = the shared destination: -o or stdout), or
+  // --callgraph's choice. The other outputs (--top N, --hot, --annotate
+  // FUNC) have fields of their own below.
+  std::map<std::string, std::string, std::less<>> outputs;
   bool icicle = false;
   std::string title;
   std::string count_name;

@@ -1,7 +1,8 @@
 // hwt-report over saved profiles: several inputs merged, .hwtprof files
 // and batch directories (their --html has the batch's table of captures),
-// --save, and --diff BASE NEW (the differential flame graph, difffolded
-// stacks, the functions that changed most).
+// --save, and --diff BASE NEW (the outputs that compare two profiles: the
+// differential flame graph, difffolded stacks, the functions that changed
+// most, the differential HTML report).
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -15,14 +16,13 @@
 #include "base/json_text.h"
 #include "base/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/capture_analysis.h"
+#include "pipeline/profile_saving.h"
 #include "report/driver/report_internal.h"
-#include "report/export/saved_export_input.h"
-#include "report/html/diff_model.h"
-#include "report/profile/capture_analysis.h"
-#include "report/profile/folded.h"
-#include "report/profile/profile_diff.h"
-#include "report/profile/profile_saving.h"
-#include "report/profile/saved_symbols.h"
+#include "report/naming/saved_symbols.h"
+#include "report/naming/weight_unit.h"
+#include "report/outputs/output_registry.h"
+#include "report/tree/frame_matchers.h"
 
 namespace hwt::report::driver {
 namespace {
@@ -46,11 +46,12 @@ absl::StatusOr<analysis::SavedProfile> LoadInputs(
     const ReportFlags& options, const std::vector<std::string>& inputs) {
   HWT_ASSIGN_OR_RETURN(capture::InputOptions input,
                        InputOptionsFromFlags(options.input));
-  AnalyseOptions analyse;
+  pipeline::AnalyseOptions analyse;
   analyse.input = input;
   analyse.jobs = options.jobs;
   analyse.engine = ChooseDecoderEngine(options);
-  analyse.save.writer = absl::StrCat("hwt ", ToolVersion(), " (hwt-report)");
+  analyse.save.writer =
+      absl::StrCat("hwt ", pipeline::ToolVersion(), " (hwt-report)");
   std::vector<std::string> resolved;
   for (const std::string& in : inputs) {
     // A batch directory stands for its merged profile.
@@ -58,14 +59,15 @@ absl::StatusOr<analysis::SavedProfile> LoadInputs(
     resolved.push_back(analysis::IsProfileFile(merged) ? merged : in);
   }
   std::vector<std::string> warnings;
-  auto saved = LoadAndMerge(resolved, analyse, &warnings);
+  auto saved = pipeline::LoadAndMerge(resolved, analyse, &warnings);
   PrintWarnings(warnings, options.quiet);
   return saved;
 }
 
 // --save: writes the profile. Sets `done` when no other output is asked.
-int SaveProfile(const ReportFlags& options, const analysis::SavedProfile& saved,
+int SaveProfile(const RunContext& run, const analysis::SavedProfile& saved,
                 bool* done) {
+  const ReportFlags& options = run.flags;
   absl::Status written = analysis::WriteProfileFile(options.save, saved);
   if (!written.ok()) {
     PrintError(kTool, std::string(written.message()));
@@ -75,16 +77,13 @@ int SaveProfile(const ReportFlags& options, const analysis::SavedProfile& saved,
     fprintf(stderr, "%s: wrote %s (saved profile)\n", kTool,
             options.save.c_str());
   }
-  *done = options.flame.empty() && options.folded.empty() &&
-          options.speedscope.empty() && options.callgraph.empty() &&
-          options.top == 0 && !options.hot && options.annotate.empty() &&
-          options.html.empty() && !options.exports.any();
+  *done = run.outputs.empty();
   return kExitOk;
 }
 
 // --thread: the merged tree of that stream of every capture.
 int SelectThread(const ReportFlags& options,
-                 const analysis::SavedProfile& saved, Subject& subject) {
+                 const analysis::SavedProfile& saved, ReportModel& model) {
   std::vector<const analysis::CallTree*> trees;
   for (const analysis::ThreadProfile& t : saved.profile.threads) {
     if (t.stream == *options.thread) trees.push_back(&t.tree);
@@ -98,8 +97,8 @@ int SelectThread(const ReportFlags& options,
         "--hot with --thread: a saved profile counts blocks, edges and "
         "paths over all threads; report the capture itself");
   }
-  subject.tree = analysis::MergeCallTrees(trees);
-  subject.filters.push_back(absl::StrCat("thread ", *options.thread));
+  model.tree = analysis::MergeCallTrees(trees);
+  model.filters.push_back(absl::StrCat("thread ", *options.thread));
   return kExitOk;
 }
 
@@ -119,7 +118,7 @@ int CheckOnlyImage(const ReportFlags& options,
 // --annotate disassembles the images that are on this machine.
 std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
     const ReportFlags& options, const analysis::SavedProfile& saved,
-    Subject& subject) {
+    ReportModel& model) {
   symbolizer::SymbolizerOptions sym_options;
   sym_options.demangle = !options.no_demangle;
   sym_options.inline_frames = !options.no_inline;
@@ -127,7 +126,7 @@ std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
   std::vector<std::string> missing;
   auto symbolizer = SymbolizerForSavedImages(saved, sym_options, &missing);
   if (missing.size() == saved.images.size()) {
-    subject.annotate_problem =
+    model.annotate_problem =
         "it disassembles whole functions from the image files, and none of "
         "the profile's images is on this machine (with its build-id; "
         "--sysroot names where they are): " +
@@ -139,7 +138,7 @@ std::unique_ptr<symbolizer::Symbolizer> AnnotateSymbolizer(
                    absl::StrJoin(missing, ", ")},
                   options.quiet);
   }
-  subject.symbolizer = symbolizer.get();
+  model.symbolizer = symbolizer.get();
   return symbolizer;
 }
 
@@ -160,7 +159,10 @@ std::string BatchDirOf(const std::string& input) {
 // Where the HTML report goes (its directory: links are relative to it).
 std::filesystem::path HtmlDirectory(const ReportFlags& options) {
   namespace fs = std::filesystem;
-  const std::string& file = options.html != "-" ? options.html : options.output;
+  const auto html = options.outputs.find("html");
+  const std::string file = html != options.outputs.end() && html->second != "-"
+                               ? html->second
+                               : options.output;
   std::error_code ec;
   const fs::path dir = file.empty() ? fs::current_path(ec)
                                     : fs::absolute(file, ec).parent_path();
@@ -250,30 +252,39 @@ std::vector<StreamInfo> StreamInfosOf(const analysis::SavedProfile& p) {
   return out;
 }
 
-int RenderSaved(const RunContext& run, const analysis::SavedProfile& saved,
-                Subject& subject) {
-  const ReportFlags& options = run.flags;
-  subject.saved = &saved;
-  subject.decode = TotalDecodeStats(saved);
-  subject.stream_stats = StreamStatsOf(saved);
-  if (!options.html.empty()) {
-    subject.streams = StreamInfosOf(saved);
-    subject.capture_rows = CaptureRows(options, saved);
+bool IsRequested(const RunContext& run, const std::string& output) {
+  for (const Requested& r : run.outputs) {
+    if (r.request.name == output) return true;
   }
-  subject.unit =
-      ChooseProfileWeightUnit(options.weight != "instructions", saved);
+  return false;
+}
+
+int RenderSaved(const RunContext& run, const analysis::SavedProfile& saved,
+                ReportModel& model) {
+  const ReportFlags& options = run.flags;
+  model.saved = &saved;
+  model.decode = TotalDecodeStats(saved);
+  model.stream_stats = StreamStatsOf(saved);
+  model.streams = StreamInfosOf(saved);
+  if (IsRequested(run, "html")) {
+    model.capture_rows = CaptureRows(options, saved);
+  }
+  const uint64_t hz = SavedTimestampHz(saved);
+  model.unit =
+      ChooseWeightUnit(options.weight != "instructions", saved.profile, hz);
+  model.time_unit = TimeUnitOf(saved.profile, hz);
   SavedProfileSymbols symbols(saved, !options.no_inline, !options.no_demangle);
-  subject.symbols = &symbols;
+  model.symbols = &symbols;
   SavedCodeReader code(saved);
-  subject.code = &code;
+  model.code = &code;
   std::unique_ptr<symbolizer::Symbolizer> symbolizer;
   if (!options.annotate.empty()) {
-    symbolizer = AnnotateSymbolizer(options, saved, subject);
+    symbolizer = AnnotateSymbolizer(options, saved, model);
   }
-  subject.name = options.inputs.size() == 1
-                     ? BaseName(options.inputs[0])
-                     : absl::StrCat(saved.sources.size(), " captures");
-  return Render(run, subject);
+  model.name = options.inputs.size() == 1
+                   ? BaseName(options.inputs[0])
+                   : absl::StrCat(saved.sources.size(), " captures");
+  return Render(run, model);
 }
 
 }  // namespace
@@ -284,71 +295,50 @@ int RunProfiles(const RunContext& run) {
     return Usage(std::string(options.range.empty() ? "--time" : "--range") +
                  kNeedsCapture);
   }
-  if (!options.exports.chrome_trace.empty()) {
+  for (const Requested& r : run.outputs) {
+    if (!r.renderer->Needs(r.request, options).requires_call_timeline) {
+      continue;
+    }
     return Usage(
-        "--chrome-trace: a timeline needs the trace's order of calls and "
-        "returns; a saved profile, a merge of several inputs and --save are "
-        "aggregates, which no longer have it; report one capture without "
-        "--save");
+        "--" + r.request.name +
+        ": a timeline needs the trace's order of calls and returns; a saved "
+        "profile, a merge of several inputs and --save are aggregates, which "
+        "no longer have it; report one capture without --save");
   }
   auto saved = LoadInputs(options, options.inputs);
   if (!saved.ok()) return Fail(kTool, saved.status());
-  if (options.exports.any()) {
-    if (absl::Status ok = CheckExportable(*saved); !ok.ok()) {
-      return Fail(kTool, ok);
-    }
-  }
   if (!options.save.empty()) {
     bool done = false;
-    const int rc = SaveProfile(options, *saved, &done);
+    const int rc = SaveProfile(run, *saved, &done);
     if (rc != kExitOk) return rc;
     if (done) return DecodeExit(StreamStatsOf(*saved), options.quiet);
   }
-  Subject subject;
-  subject.profile = &saved->profile;
-  subject.tree = saved->profile.merged;
+  ReportModel model;
+  model.flags = &options;
+  model.min_width_px = run.min_width_px;
+  model.source_lines = run.needs.source_lines;
+  model.profile = &saved->profile;
+  model.tree = saved->profile.merged;
   if (options.thread) {
-    const int rc = SelectThread(options, *saved, subject);
+    const int rc = SelectThread(options, *saved, model);
     if (rc != kExitOk) return rc;
   }
   if (!options.image.empty()) {
     const int rc = CheckOnlyImage(options, *saved);
     if (rc != kExitOk) return rc;
   }
-  return RenderSaved(run, *saved, subject);
+  return RenderSaved(run, *saved, model);
 }
 
 namespace {
 
-// A saved profile's merged tree, named, with inline frames.
-NamedTree DiffTree(const ReportFlags& options, const analysis::SavedProfile& p,
-                   ProfileNames& names) {
-  SavedCodeReader code(p);
-  const analysis::BlockExpansion x = analysis::ExpandBlocks(p.profile, code);
-  NamedTreeOptions tree_options;
-  tree_options.inline_frames = !options.no_inline;
-  tree_options.profile = &p.profile;
-  tree_options.expansion = &x;
-  return BuildNamedTree(p.profile.merged, names, tree_options);
-}
-
-OutputSpec DiffTop(const ReportFlags& options,
-                   const analysis::SavedProfile& base,
-                   const analysis::SavedProfile& now) {
-  DiffOptions diff_options;
-  diff_options.absolute = options.absolute;
-  diff_options.rows = options.top;
-  const ProfileDiff diff = DiffProfiles(base, now, diff_options);
-  const bool json = options.format == "json";
-  return {"changed functions", "-", json, json ? "diff.json" : "diff.txt",
-          json ? JsonText(DiffJson(diff, diff_options), JsonLayout::kIndented)
-               : RenderDiffText(diff, diff_options)};
-}
+constexpr char kDiffOutputs[] =
+    "--diff draws a differential flame graph (--flame, the default), "
+    "difffolded stacks (--folded), a table of changes (--top N) or an HTML "
+    "report of both (--html); filters do not apply";
 
 bool DiffFiltersGiven(const ReportFlags& options) {
-  return !options.speedscope.empty() || !options.callgraph.empty() ||
-         options.hot || !options.annotate.empty() || options.thread ||
-         !options.range.empty() || !options.time.empty() ||
+  return options.thread || !options.range.empty() || !options.time.empty() ||
          !options.function.empty() || !options.image.empty();
 }
 
@@ -357,71 +347,28 @@ bool DiffFiltersGiven(const ReportFlags& options) {
 int RunDiff(const RunContext& given) {
   ReportFlags options = given.flags;
   options.input.input = options.diff[1];  // names the default output file
-  const RunContext run{options, given.env, given.min_width_px};
+  const RunContext run{options, given.env, given.min_width_px, given.outputs,
+                       given.needs};
   if (!options.inputs.empty()) {
     return Usage("--diff BASE NEW takes its two inputs itself (no INPUT)");
   }
-  if (DiffFiltersGiven(options)) {
-    return Usage(
-        "--diff draws a differential flame graph (--flame, the default), "
-        "difffolded stacks (--folded), a table of changes (--top N) or "
-        "an HTML report of both (--html); filters do not apply");
+  if (DiffFiltersGiven(options)) return Usage(kDiffOutputs);
+  for (const Requested& r : run.outputs) {
+    if (!r.renderer->RendersDiff()) return Usage(kDiffOutputs);
   }
   auto base = LoadInputs(options, {options.diff[0]});
   if (!base.ok()) return Fail(kTool, base.status());
   auto now = LoadInputs(options, {options.diff[1]});
   if (!now.ok()) return Fail(kTool, now.status());
-  SavedProfileSymbols base_symbols(*base, !options.no_inline,
-                                   !options.no_demangle);
-  SavedProfileSymbols now_symbols(*now, !options.no_inline,
-                                  !options.no_demangle);
-  ProfileNames base_names(base_symbols), now_names(now_symbols);
-  const NamedTree base_tree = DiffTree(options, *base, base_names);
-  const NamedTree now_tree = DiffTree(options, *now, now_names);
-  std::vector<OutputSpec> outputs;
-  if (!options.folded.empty()) {
-    outputs.push_back({"difffolded stacks", options.folded, false,
-                       "diff.folded",
-                       DiffFolded(base_tree, base_names.frames(), now_tree,
-                                  now_names.frames())});
+  DiffReportModel model(options, run.min_width_px, *base, *now);
+  std::vector<Requested> outputs = run.outputs;
+  if (outputs.empty()) outputs.push_back({{"flame", "-"}, FindOutput("flame")});
+  OutputCollector sink;
+  for (const Requested& r : outputs) {
+    const absl::Status status = r.renderer->RenderDiff(model, r.request, sink);
+    if (!status.ok()) return Fail(kTool, status);
   }
-  if (options.top != 0) outputs.push_back(DiffTop(options, *base, *now));
-  if (!options.html.empty()) {
-    DiffOptions diff_options;
-    diff_options.absolute = options.absolute;
-    diff_options.rows = 500;
-    html::DiffModelInputs model;
-    model.base_name = BaseName(options.diff[0]);
-    model.new_name = BaseName(options.diff[1]);
-    model.tree = &now_tree;
-    model.frames = &now_names.frames();
-    model.delta = StackDeltas(now_tree, now_names.frames(), base_tree,
-                              base_names.frames(), options.absolute);
-    model.absolute = options.absolute;
-    model.changes =
-        DiffJson(DiffProfiles(*base, *now, diff_options), diff_options);
-    html::HtmlOptions html_options;
-    html_options.prune_fraction = run.min_width_px / FlameOptions().width;
-    outputs.push_back({"differential HTML report", options.html, true,
-                       "diff.report.html",
-                       html::RenderDiffReport(model, html_options)});
-  }
-  if (!options.flame.empty() || outputs.empty()) {
-    FlameOptions flame =
-        FlameFromFlags(run, "Differential Flame Graph",
-                       "Differential Icicle Graph", "instructions");
-    flame.subtitle = absl::StrCat(
-        BaseName(options.diff[0]), " -> ", BaseName(options.diff[1]),
-        ": widths are the new profile, red grew and blue shrank ",
-        options.absolute ? "(counts)" : "(shares of each total)");
-    flame.node_delta = StackDeltas(now_tree, now_names.frames(), base_tree,
-                                   base_names.frames(), options.absolute);
-    outputs.push_back({"differential flame graph",
-                       options.flame.empty() ? "-" : options.flame, true,
-                       "diff.svg",
-                       RenderFlameSvg(now_tree, now_names.frames(), flame)});
-  }
-  return WriteOutputs(outputs, run);
+  return WriteOutputs(sink.files, run);
 }
 
 }  // namespace hwt::report::driver

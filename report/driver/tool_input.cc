@@ -36,16 +36,10 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
                                       const std::string& tool, bool quiet) {
   HWT_ASSIGN_OR_RETURN(capture::InputOptions options,
                        InputOptionsFromFlags(flags));
-  OpenedInput opened;
-  HWT_ASSIGN_OR_RETURN(opened.capture,
-                       capture::OpenCapture(flags.input, options));
-  HWT_ASSIGN_OR_RETURN(opened.timeline,
-                       capture::BuildAddressSpaceTimeline(*opened.capture));
+  HWT_ASSIGN_OR_RETURN(OpenedInput opened,
+                       pipeline::OpenCaptureInput(flags.input, options));
   if (!quiet) {
-    for (const std::string& warning : opened.capture->import_warnings()) {
-      fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
-    }
-    for (const std::string& warning : opened.timeline.warnings()) {
+    for (const std::string& warning : InputWarnings(opened)) {
       fprintf(stderr, "%s: warning: %s\n", tool.c_str(), warning.c_str());
     }
   }
@@ -53,10 +47,7 @@ absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
 }
 
 std::vector<std::string> InputWarnings(const OpenedInput& input) {
-  std::vector<std::string> out = input.capture->import_warnings();
-  const auto& timeline = input.timeline.warnings();
-  out.insert(out.end(), timeline.begin(), timeline.end());
-  return out;
+  return pipeline::OpenWarnings(input);
 }
 
 int ImportExitCode(const capture::Capture& capture, int exit_code) {

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "capture/address_space.h"
 #include "capture/capture.h"
+#include "pipeline/open_capture.h"
 
 namespace hwt::report {
 
@@ -46,13 +47,11 @@ struct InputFlags {
 absl::StatusOr<capture::InputOptions> InputOptionsFromFlags(
     const InputFlags& flags);
 
-struct OpenedInput {
-  std::unique_ptr<capture::Capture> capture;
-  capture::AddressSpaceTimeline timeline;
-};
+// The pipeline's open stage (pipeline/open_capture.h).
+using OpenedInput = pipeline::OpenedCapture;
 
-// Opens the input and builds its timeline; timeline warnings go to stderr
-// prefixed with the tool name (unless quiet).
+// Opens the input and builds its timeline; import and timeline warnings go
+// to stderr prefixed with the tool name (unless quiet).
 absl::StatusOr<OpenedInput> OpenInput(const InputFlags& flags,
                                       const std::string& tool, bool quiet);
 

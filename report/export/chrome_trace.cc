@@ -73,7 +73,8 @@ std::string RenderChromeTrace(const CallTimeline& timeline,
       "\"name\":", JsonQuoted(options.name), ",\"clock\":",
       timeline.by_time
           ? JsonQuoted(absl::StrCat("trace time (", options.time_unit, ")"))
-          : JsonQuoted("instructions (1 instruction = 1 us)"),
+          : JsonQuoted(absl::StrCat(options.count_unit, "s (1 ",
+                                    options.count_unit, " = 1 us)")),
       ",\"truncated\":", timeline.truncated ? "true" : "false");
   if (timeline.by_time) {
     absl::StrAppend(

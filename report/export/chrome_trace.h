@@ -4,7 +4,7 @@
 // thread, with the trace's time when it has timing (microseconds), else the
 // thread's instruction count as the time axis (1 instruction = 1 us; the
 // metadata says so). The timeline comes from the profile builder's own
-// stacks (report/profile/call_timeline.h), bounded by its event cap; what
+// stacks (report/tree/call_timeline.h), bounded by its event cap; what
 // was cut is said in the metadata.
 #ifndef HWT_REPORT_EXPORT_CHROME_TRACE_H_
 #define HWT_REPORT_EXPORT_CHROME_TRACE_H_
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "report/profile/call_timeline.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/tree/call_timeline.h"
 
 namespace hwt::report {
 
@@ -22,6 +22,9 @@ struct ChromeTraceOptions {
   double time_scale = 1.0;     // clock unit -> microseconds (by_time only)
   std::string time_unit = "";  // what the clock counts: "ns", "ticks"
   size_t max_events = 0;       // the cap the recorder had (metadata)
+  // What the clock counts when it is not time: "instruction", or a sampled
+  // profile's "sample".
+  std::string count_unit = "instruction";
 };
 
 // `thread_names`: one per timeline thread (as speedscope names them).

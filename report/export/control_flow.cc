@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/branches.h"
 #include "base/file_util.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 

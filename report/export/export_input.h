@@ -18,7 +18,7 @@
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
 #include "capture/address_space.h"
-#include "report/profile/profile_symbols.h"
+#include "report/naming/profile_symbols.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report {

@@ -14,7 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "report/export/control_flow.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 namespace {
@@ -87,7 +87,6 @@ class PprofBuilder {
       : input_(input), options_(options), names_(input.symbols()) {}
 
   std::string Build(const CallTree& tree);
-  std::string BuildSpe(const analysis::SpeProfile& spe);
 
  private:
   uint64_t FunctionId(const std::string& name, const std::string& system_name,
@@ -242,26 +241,11 @@ std::string PprofBuilder::Build(const CallTree& tree) {
       samples.emplace_back(std::move(stack), std::move(values));
     }
   }
-  std::vector<ValueType> types{{"instructions", "count"}};
-  if (options_.with_time) types.emplace_back("time", options_.time_unit);
-  return Serialize(types, samples);
-}
-
-std::string PprofBuilder::BuildSpe(const analysis::SpeProfile& spe) {
-  std::vector<Sample> samples;
-  for (const analysis::SpeInstruction& insn : spe.instructions) {
-    if (insn.counters.samples == 0) continue;
-    const analysis::SpeFunctionKey& fn = spe.functions[insn.function].key;
-    const bool in_image = insn.address.image != analysis::kSpeNoImage;
-    FrameKey key;
-    key.kind = in_image && fn.resolved ? FrameKind::kFunction
-                                       : FrameKind::kUnknownCode;
-    key.image = in_image ? insn.address.image : kNoImage;
-    key.start = fn.start;
-    samples.push_back({{Location(key, key.image, insn.address.vaddr)},
-                       {insn.counters.samples, insn.counters.total_latency}});
+  std::vector<ValueType> types{{options_.count_type, "count"}};
+  if (options_.with_time) {
+    types.emplace_back(options_.time_type, options_.time_unit);
   }
-  return Serialize({{"samples", "count"}, {"latency", "cycles"}}, samples);
+  return Serialize(types, samples);
 }
 
 std::string PprofBuilder::Serialize(const std::vector<ValueType>& types,
@@ -354,13 +338,6 @@ absl::StatusOr<std::string> RenderPprof(ExportInput& input,
                                         const CallTree& tree,
                                         const PprofOptions& options) {
   return Gzip(RenderPprofProto(input, tree, options));
-}
-
-absl::StatusOr<std::string> RenderSpePprof(ExportInput& input,
-                                           const analysis::SpeProfile& spe,
-                                           const PprofOptions& options) {
-  PprofBuilder builder(input, options);
-  return Gzip(builder.BuildSpe(spe));
 }
 
 absl::StatusOr<std::string> Gzip(std::string_view bytes) {

@@ -5,7 +5,8 @@
 // inline frames; caller frames are the callers' function entries (the
 // profile records which function called, not from which call instruction:
 // docs/exports.md). Sample types: instructions/count, plus the trace's time
-// when it has timing (attributed per block, to its first instruction).
+// when it has timing (attributed per block, to its first instruction); of
+// a sampled profile (SPE), samples/count and latency/cycles.
 #ifndef HWT_REPORT_EXPORT_PPROF_H_
 #define HWT_REPORT_EXPORT_PPROF_H_
 
@@ -13,16 +14,17 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/profile.h"
-#include "analysis/spe_profile.h"
 #include "report/export/export_input.h"
 
 namespace hwt::report {
 
 struct PprofOptions {
-  bool with_time = false;                 // a second value: time
-  std::string time_unit = "nanoseconds";  // as pprof names units
-  double time_scale = 1.0;                // profile time -> time_unit
-  std::string comment;                    // e.g. the capture's name
+  std::string count_type = "instructions";  // the first value's type
+  bool with_time = false;                   // a second value: time
+  std::string time_type = "time";           // its type
+  std::string time_unit = "nanoseconds";    // as pprof names units
+  double time_scale = 1.0;                  // profile time -> time_unit
+  std::string comment;                      // e.g. the capture's name
 };
 
 // The compressed profile; InternalError only if compression fails.
@@ -33,15 +35,6 @@ absl::StatusOr<std::string> RenderPprof(ExportInput& input,
 // The uncompressed profile.proto bytes (what RenderPprof compresses).
 std::string RenderPprofProto(ExportInput& input, const analysis::CallTree& tree,
                              const PprofOptions& options);
-
-// The pprof profile of an SPE capture's samples: sample types
-// samples/count and latency/cycles (the sum of the samples' total
-// latencies), one sample per sampled instruction, located like a leaf of
-// the control-flow profile (its lines and inline frames); `input` gives the
-// images, names and frames (its profile is not read).
-absl::StatusOr<std::string> RenderSpePprof(ExportInput& input,
-                                           const analysis::SpeProfile& spe,
-                                           const PprofOptions& options);
 
 // gzip (RFC 1952) of `bytes`, as pprof files are stored.
 absl::StatusOr<std::string> Gzip(std::string_view bytes);

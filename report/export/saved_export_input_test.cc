@@ -8,7 +8,7 @@
 #include "analysis/saved/testing/saved_profiles.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "report/profile/saved_symbols.h"
+#include "report/naming/saved_symbols.h"
 
 namespace hwt::report {
 namespace {

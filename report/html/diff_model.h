@@ -12,7 +12,7 @@
 
 #include "nlohmann/json.hpp"
 #include "report/html/profile_model.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report::html {
 

@@ -5,13 +5,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "analysis/tree_functions.h"
 #include "base/json_text.h"
 #include "report/html/capture_model.h"
 #include "report/html/html_page.h"
+#include "report/html/spe_model.h"
 #include "report/listing/decode_stats.h"
 #include "report/profile/annotate.h"
-#include "report/profile/profile_filter.h"
 #include "report/profile/top_table.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt::report::html {
 namespace {
@@ -116,14 +118,14 @@ json ProfileSummary(const ProfileModelInputs& in) {
     gaps[std::string(GapReasonName(static_cast<GapReason>(r)))] =
         p.stats.gaps_by_reason[r];
   }
-  const WeightUnit time_unit =
-      in.capture != nullptr
-          ? ChooseWeightUnit(true, p.has_time, in.capture->manifest())
-          : in.time_unit;
+  const WeightUnit& time_unit = in.time_unit;
+  const bool sampled = p.counts == analysis::ProfileCounts::kSamples;
   json out = {
       {"unit", in.unit.name},
       {"scale", in.unit.scale},
-      {"weight", in.unit.weight == Weight::kTime ? "time" : "instructions"},
+      {"weight", in.unit.weight == Weight::kTime ? "time"
+                 : sampled                       ? "samples"
+                                                 : "instructions"},
       {"instructions", p.stats.instructions},
       {"blocks", p.stats.blocks},
       {"events", p.stats.events},
@@ -148,7 +150,7 @@ json ProfileSummary(const ProfileModelInputs& in) {
 // The call edges between frames the page has (those of the embedded tree
 // and of the annotations): a function narrower than the pruning width is
 // left out of its callers' and callees' lists too.
-json CallEdges(const TreeFunctions& functions, ProfileNames& names,
+json CallEdges(const analysis::TreeFunctions& functions, ProfileNames& names,
                const ModelFrames& frames) {
   json out = json::array();
   for (const analysis::CallEdge& e : functions.call_edges) {
@@ -200,7 +202,8 @@ json AnnotationJson(const AnnotatedFunction& f, uint32_t frame) {
 
 // --annotate's rows for the functions with the most instructions of their
 // own (counted in instructions whatever the weight, as --annotate counts).
-json Annotations(const ProfileModelInputs& in, const TreeFunctions& functions,
+json Annotations(const ProfileModelInputs& in,
+                 const analysis::TreeFunctions& functions,
                  const HtmlOptions& options, ModelFrames& frames) {
   json out = json::array();
   if (in.symbolizer == nullptr || in.expansion == nullptr) return out;
@@ -268,7 +271,7 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
   AddTreeColumns(tree, options.prune_fraction, frames, model);
   model["categories"] = Categories();
 
-  const TreeFunctions functions = FunctionsOfTree(*in.tree);
+  const analysis::TreeFunctions functions = analysis::FunctionsOfTree(*in.tree);
   TopOptions top;
   top.rows = options.top_rows;
   top.count_name = in.unit.name;
@@ -287,6 +290,9 @@ json ProfileModel(const ProfileModelInputs& in, const HtmlOptions& options) {
                      {"hot_rows", options.hot_rows},
                      {"annotated_functions", options.annotated_functions}};
   model["frames"] = frames.Json();
+  if (in.spe != nullptr) {
+    AddSpeSections(*in.spe, &names.symbols(), options.hot_rows, model);
+  }
   return model;
 }
 

@@ -17,6 +17,7 @@
 //   hot               `--hot --format json` (HotReportJson)
 //   annotations       --annotate's rows (FunctionAnnotator) for the functions
 //                     with the most instructions of their own
+//   spe, ...          an SPE capture's SPE tables (spe_model.h)
 // docs/html-report.md describes every field.
 #ifndef HWT_REPORT_HTML_PROFILE_MODEL_H_
 #define HWT_REPORT_HTML_PROFILE_MODEL_H_
@@ -28,13 +29,14 @@
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
 #include "analysis/saved/saved_profile.h"
+#include "analysis/spe_profile.h"
 #include "capture/capture.h"
 #include "decoders/decoder.h"
 #include "nlohmann/json.hpp"
 #include "report/html/capture_model.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/naming/weight_unit.h"
 #include "report/profile/hot_report.h"
-#include "report/profile/report_support.h"
-#include "report/profile/symbolized_profile.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report::html {
@@ -58,8 +60,7 @@ struct ProfileModelInputs {
   // The table of captures (a saved profile's, a batch's with the failed
   // ones and links to their reports); empty: none shown.
   std::vector<CaptureRow> captures;
-  // The unit of the time the trace covers, for a saved profile
-  // (ChooseProfileWeightUnit); a capture's comes from its manifest.
+  // The unit of the time the trace covers (TimeUnitOf).
   WeightUnit time_unit;
   std::string title;  // the input's base name
   const analysis::Profile* profile = nullptr;
@@ -79,6 +80,9 @@ struct ProfileModelInputs {
   std::vector<StreamStats> stats;  // per stream
   std::vector<std::string> warnings;
   std::vector<std::string> filters;  // "thread 0", "under /main/", ...
+  // An SPE capture's extension: the SPE tables (spe_model.h); null for
+  // other inputs.
+  const analysis::SpeCaptureProfile* spe = nullptr;
 };
 
 nlohmann::json ProfileModel(const ProfileModelInputs& inputs,

@@ -1,9 +1,9 @@
-// The model of an SPE capture's HTML report; see spe_model.h.
+// The SPE sections of the HTML report; see spe_model.h.
 #include "report/html/spe_model.h"
 
-#include "base/json_text.h"
-#include "report/html/capture_model.h"
-#include "report/html/html_page.h"
+#include <cstdint>
+#include <vector>
+
 #include "report/spe/spe_report.h"
 #include "report/spe/spe_stats_report.h"
 
@@ -34,42 +34,20 @@ nlohmann::json Histogram(const analysis::LatencyDistribution& d) {
 
 }  // namespace
 
-nlohmann::json SpeModel(const SpeModelInputs& in, const HtmlOptions& options) {
-  const analysis::SpeProfile& profile = in.result->profile;
-  nlohmann::json model = {{"format", "hwt-report-html"},
-                          {"version", kModelVersion},
-                          {"kind", "spe"},
-                          {"title", in.title},
-                          {"capture", CaptureJson(*in.capture)},
-                          {"spe_stats", SpeCaptureStatsJson(in.result->stats)}};
-  SpeReportOptions spe;
-  spe.top = options.hot_rows;
-  model["spe"] = SpeReportJson(profile, in.symbols, spe);
+void AddSpeSections(const analysis::SpeCaptureProfile& spe,
+                    ProfileSymbols* symbols, size_t rows,
+                    nlohmann::json& model) {
+  const analysis::SpeProfile& profile = spe.profile;
+  model["spe_stats"] = SpeCaptureStatsJson(spe.stats);
+  SpeReportOptions report;
+  report.top = rows;
+  model["spe"] = SpeReportJson(profile, symbols, report);
   // The distributions behind the report's percentiles, in cycles.
   model["latency_histograms"] = {
       {"total", Histogram(profile.all.latencies.total)},
       {"issue", Histogram(profile.all.latencies.issue)},
       {"translation", Histogram(profile.all.latencies.translation)}};
-  // The flame graph as hwt-report --flame draws SPE samples: by image and
-  // function.
-  FrameTable frames;
-  const NamedTree tree = NamedTreeFromStacks(
-      SpeSampleStacks(profile, in.symbols), frames, [](std::string_view root) {
-        return CategoryOfImage(root, root == "[kernel]");
-      });
-  AddTree(tree, frames, options.prune_fraction, model);
-  model["profile"] = {{"unit", "samples"},
-                      {"scale", 1.0},
-                      {"weight", "samples"},
-                      {"samples", profile.samples}};
-  model["limits"] = {{"spe_rows", options.hot_rows}};
-  return model;
-}
-
-std::string RenderSpeReport(const SpeModelInputs& inputs,
-                            const HtmlOptions& options) {
-  return RenderPage(inputs.title + " - hwt-report",
-                    JsonText(SpeModel(inputs, options), JsonLayout::kOneLine));
+  model["limits"]["spe_rows"] = rows;
 }
 
 }  // namespace hwt::report::html

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 #include "symbolizer/symbolizer.h"
 
 namespace hwt::report {

@@ -45,7 +45,7 @@ std::string Heat(double share, double low_light, double high_light) {
 
 }  // namespace
 
-std::string RenderCallGraphDot(const TreeFunctions& functions,
+std::string RenderCallGraphDot(const analysis::TreeFunctions& functions,
                                ProfileNames& names,
                                const CallGraphDotOptions& options) {
   const bool by_time = options.weight == Weight::kTime;

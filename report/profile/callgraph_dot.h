@@ -9,8 +9,9 @@
 
 #include <string>
 
-#include "report/profile/profile_filter.h"
-#include "report/profile/symbolized_profile.h"
+#include "analysis/tree_functions.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt::report {
 
@@ -23,7 +24,7 @@ struct CallGraphDotOptions {
   double edge_percent = 0.0;
 };
 
-std::string RenderCallGraphDot(const TreeFunctions& functions,
+std::string RenderCallGraphDot(const analysis::TreeFunctions& functions,
                                ProfileNames& names,
                                const CallGraphDotOptions& options);
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 

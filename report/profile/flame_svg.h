@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 

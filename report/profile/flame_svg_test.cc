@@ -11,7 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 namespace {

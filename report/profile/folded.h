@@ -14,7 +14,7 @@
 
 #include "analysis/frame.h"
 #include "analysis/profile.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 

@@ -13,7 +13,7 @@
 #include "analysis/block_expansion.h"
 #include "analysis/profile.h"
 #include "nlohmann/json.hpp"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
 
 namespace hwt::report {
 

@@ -1,13 +1,16 @@
-// Report filters: --range/--time parsing, the --function subtree and the
-// --only-image stacks-through post-passes on a scripted profile (stacks
-// worked out by hand from docs/call-stacks.md), and per-function statistics
-// of a tree, which for the merged tree must equal the profile's own.
-#include "report/profile/profile_filter.h"
+// Report filters (report/tree/profile_filter.h): --range/--time parsing,
+// the --function subtree and the --only-image stacks-through post-passes on
+// a scripted profile (stacks worked out by hand from docs/call-stacks.md,
+// compared as the folded stacks of the filtered trees, which is why the
+// test sits beside the folded renderer), and per-function statistics of a
+// tree, which for the merged tree must equal the profile's own.
+#include "report/tree/profile_filter.h"
 
 #include <string>
 
 #include "analysis/profile.h"
 #include "analysis/testing/event_script.h"
+#include "analysis/tree_functions.h"
 #include "gtest/gtest.h"
 #include "report/profile/folded.h"
 
@@ -109,7 +112,8 @@ TEST(ProfileFilterTest, StacksThroughKeepsOnlyPathsToAMatch) {
 
 TEST(ProfileFilterTest, FunctionsOfTheMergedTreeAreTheProfiles) {
   const Fixture fixture = Make();
-  const TreeFunctions functions = FunctionsOfTree(fixture.profile.merged);
+  const analysis::TreeFunctions functions =
+      analysis::FunctionsOfTree(fixture.profile.merged);
   ASSERT_EQ(functions.functions.size(), fixture.profile.functions.size());
   for (size_t i = 0; i < functions.functions.size(); ++i) {
     const auto& a = functions.functions[i];

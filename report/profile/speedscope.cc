@@ -110,4 +110,18 @@ std::string RenderSpeedscope(const NamedTree& sampled,
       "]}\n");
 }
 
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode) {
+  std::vector<std::string> names;
+  for (const ThreadTimeline& t : timeline.threads) {
+    std::string name = t.stream < streams.size()
+                           ? streams[t.stream].name
+                           : absl::StrCat("stream ", t.stream);
+    if (cpu_mode) absl::StrAppendFormat(&name, " context 0x%x", t.context);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 }  // namespace hwt::report

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "report/profile/call_timeline.h"
-#include "report/profile/symbolized_profile.h"
+#include "decoders/decoder.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/tree/call_timeline.h"
 
 namespace hwt::report {
 
@@ -32,6 +33,12 @@ std::string RenderSpeedscope(const NamedTree& sampled,
                              const std::vector<std::string>& thread_names,
                              ProfileNames& names,
                              const SpeedscopeOptions& options);
+
+// The threads' names: each stream's name ("buffer 0 (thread 0)"), in CPU
+// mode with the context ID the thread ran under.
+std::vector<std::string> SpeedscopeThreadNames(
+    const CallTimeline& timeline, const std::vector<StreamInfo>& streams,
+    bool cpu_mode);
 
 }  // namespace hwt::report
 

@@ -19,8 +19,9 @@ struct Row {
   std::string image;
 };
 
-std::vector<Row> Rows(const TreeFunctions& functions, ProfileNames& names,
-                      const TopOptions& options, uint64_t* grand) {
+std::vector<Row> Rows(const analysis::TreeFunctions& functions,
+                      ProfileNames& names, const TopOptions& options,
+                      uint64_t* grand) {
   const bool by_time = options.weight == Weight::kTime;
   std::vector<Row> rows;
   *grand = 0;
@@ -52,8 +53,8 @@ std::vector<const Row*> Ranked(const std::vector<Row>& rows, Key key,
 
 }  // namespace
 
-std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
-                           const TopOptions& options) {
+std::string RenderTopTable(const analysis::TreeFunctions& functions,
+                           ProfileNames& names, const TopOptions& options) {
   uint64_t grand = 0;
   const std::vector<Row> rows = Rows(functions, names, options, &grand);
   auto value = [&](uint64_t w) {
@@ -98,8 +99,8 @@ std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
   return out;
 }
 
-nlohmann::json TopTableJson(const TreeFunctions& functions, ProfileNames& names,
-                            const TopOptions& options) {
+nlohmann::json TopTableJson(const analysis::TreeFunctions& functions,
+                            ProfileNames& names, const TopOptions& options) {
   uint64_t grand = 0;
   const std::vector<Row> rows = Rows(functions, names, options, &grand);
   nlohmann::json out;

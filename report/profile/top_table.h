@@ -5,9 +5,10 @@
 
 #include <string>
 
+#include "analysis/tree_functions.h"
 #include "nlohmann/json.hpp"
-#include "report/profile/profile_filter.h"
-#include "report/profile/symbolized_profile.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/tree/profile_filter.h"
 
 namespace hwt::report {
 
@@ -18,10 +19,10 @@ struct TopOptions {
   double scale = 1.0;
 };
 
-std::string RenderTopTable(const TreeFunctions& functions, ProfileNames& names,
-                           const TopOptions& options);
-nlohmann::json TopTableJson(const TreeFunctions& functions, ProfileNames& names,
-                            const TopOptions& options);
+std::string RenderTopTable(const analysis::TreeFunctions& functions,
+                           ProfileNames& names, const TopOptions& options);
+nlohmann::json TopTableJson(const analysis::TreeFunctions& functions,
+                            ProfileNames& names, const TopOptions& options);
 
 }  // namespace hwt::report
 

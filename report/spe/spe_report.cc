@@ -111,7 +111,7 @@ std::string InstructionName(const analysis::SpeInstruction& instruction,
                             const std::vector<std::string>& function_names,
                             SpeNames& names) {
   const SpeFunction& function = profile.functions[instruction.function];
-  if (instruction.address.image == analysis::kSpeNoImage ||
+  if (instruction.address.image == analysis::kNoImage ||
       !function.key.resolved) {
     return names.InstructionName(instruction);
   }
@@ -142,14 +142,14 @@ void AppendHotSpotTable(const std::string& title,
 }  // namespace
 
 std::vector<SpeDataSymbolRow> AggregateDataSymbols(const SpeProfile& profile,
-                                                   SpeSymbolSource* symbols) {
+                                                   ProfileSymbols* symbols) {
   std::map<std::tuple<uint32_t, bool, uint64_t, std::string>, SpeDataSymbolRow>
       rows;
   SpeNames names(profile, symbols);
   for (const analysis::SpeDataAddress& d : profile.data_addresses) {
-    std::optional<SpeSymbol> symbol;
+    std::optional<SymbolAt> symbol;
     if (symbols != nullptr) {
-      symbol = symbols->DataSymbolAt(d.address.image, d.address.vaddr);
+      symbol = symbols->SymbolContaining(d.address.image, d.address.vaddr);
     }
     SpeDataSymbolRow row;
     row.image = d.address.image;
@@ -284,7 +284,7 @@ void AppendFunctionsTable(const SpeProfile& p,
                   Percent(b.counters.llc_miss, b.samples, 1),
                   Percent(b.counters.tlb_walk, b.samples, 1),
                   absl::StrCat(b.counters.mispredicted),
-                  f.key.image == analysis::kSpeNoImage
+                  f.key.image == analysis::kNoImage
                       ? function_names[i]
                       : absl::StrFormat("%s [%s]", function_names[i],
                                         names.ImageName(f.key.image))});
@@ -344,7 +344,7 @@ void AppendInstructionsTable(const SpeProfile& p,
                   absl::StrCat(c.llc_miss), absl::StrCat(c.mispredicted),
                   absl::StrFormat(
                       "%s [%s]", InstructionName(ins, p, function_names, names),
-                      ins.address.image == analysis::kSpeNoImage
+                      ins.address.image == analysis::kNoImage
                           ? (ins.el >= 1 ? "kernel" : "unknown")
                           : names.ImageName(ins.address.image))});
   }
@@ -353,7 +353,7 @@ void AppendInstructionsTable(const SpeProfile& p,
 
 // The data addresses grouped by symbol (AggregateDataSymbols); shares are of
 // the samples with a data address.
-void AppendDataSymbolsTable(const SpeProfile& p, SpeSymbolSource* symbols,
+void AppendDataSymbolsTable(const SpeProfile& p, ProfileSymbols* symbols,
                             SpeNames& names, const SpeReportOptions& options,
                             std::string* out) {
   const uint64_t with_data = p.samples_with_data_address;
@@ -378,7 +378,7 @@ void AppendDataSymbolsTable(const SpeProfile& p, SpeSymbolSource* symbols,
 
 }  // namespace
 
-std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
+std::string FormatSpeReportText(const SpeProfile& p, ProfileSymbols* symbols,
                                 const SpeReportOptions& options) {
   SpeNames names(p, symbols);
   std::vector<std::string> function_names = FunctionNames(p, names);
@@ -399,7 +399,7 @@ std::string FormatSpeReportText(const SpeProfile& p, SpeSymbolSource* symbols,
   return out;
 }
 
-nlohmann::json SpeReportJson(const SpeProfile& p, SpeSymbolSource* symbols,
+nlohmann::json SpeReportJson(const SpeProfile& p, ProfileSymbols* symbols,
                              const SpeReportOptions& options) {
   SpeNames names(p, symbols);
   std::vector<std::string> function_names = FunctionNames(p, names);
@@ -454,7 +454,7 @@ nlohmann::json SpeReportJson(const SpeProfile& p, SpeSymbolSource* symbols,
     nlohmann::json ij = CountersJson(ins.counters);
     ij["location"] = InstructionName(ins, p, function_names, names);
     ij["function"] = function_names[ins.function];
-    ij["image"] = ins.address.image == analysis::kSpeNoImage
+    ij["image"] = ins.address.image == analysis::kNoImage
                       ? nlohmann::json(nullptr)
                       : nlohmann::json(names.ImageName(ins.address.image));
     ij["vaddr"] = Hex(ins.address.vaddr);
@@ -488,41 +488,10 @@ nlohmann::json SpeReportJson(const SpeProfile& p, SpeSymbolSource* symbols,
 }
 
 std::string FormatSpeReportJson(const SpeProfile& profile,
-                                SpeSymbolSource* symbols,
+                                ProfileSymbols* symbols,
                                 const SpeReportOptions& options) {
   return JsonText(SpeReportJson(profile, symbols, options),
                   JsonLayout::kIndented);
-}
-
-std::vector<SpeSampleStack> SpeSampleStacks(const SpeProfile& p,
-                                            SpeSymbolSource* symbols) {
-  SpeNames names(p, symbols);
-  // Keyed by the folded line's text, so that the order (and any merge of
-  // equal lines) is the folded output's.
-  std::map<std::string, SpeSampleStack> stacks;
-  for (const SpeFunction& f : p.functions) {
-    if (f.breakdown.samples == 0) continue;
-    std::vector<std::string> frames;
-    if (f.key.image != analysis::kSpeNoImage) {
-      frames.push_back(names.ImageName(f.key.image));
-    }
-    frames.push_back(names.FunctionName(f));
-    SpeSampleStack& stack = stacks[absl::StrJoin(frames, ";")];
-    if (stack.first.empty()) stack.first = std::move(frames);
-    stack.second += f.breakdown.samples;
-  }
-  std::vector<SpeSampleStack> out;
-  out.reserve(stacks.size());
-  for (auto& [line, stack] : stacks) out.push_back(std::move(stack));
-  return out;
-}
-
-std::string FormatSpeFolded(const SpeProfile& p, SpeSymbolSource* symbols) {
-  std::string out;
-  for (const auto& [frames, samples] : SpeSampleStacks(p, symbols)) {
-    absl::StrAppend(&out, absl::StrJoin(frames, ";"), " ", samples, "\n");
-  }
-  return out;
 }
 
 }  // namespace hwt::report

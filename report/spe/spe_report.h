@@ -1,13 +1,14 @@
-// SPE profile reports: text tables and JSON for samples per function and
-// instruction, latency distributions, event and operation breakdowns, data
-// sources and data hot spots (cache lines, pages, data symbols), and folded
-// "image;function count" lines for the flame-graph renderer.
+// The SPE sample report (hwt-report --spe): text tables and JSON for
+// samples per function and instruction, latency distributions, event and
+// operation breakdowns, data sources and data hot spots (cache lines,
+// pages, data symbols), from SPE's extension of the profile. The flame
+// graph, folded stacks and every other shared output of SPE samples come
+// from the shared profile (analysis/sample_profile.h).
 #ifndef HWT_REPORT_SPE_SPE_REPORT_H_
 #define HWT_REPORT_SPE_SPE_REPORT_H_
 
 #include <cstddef>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "analysis/spe_profile.h"
@@ -23,38 +24,25 @@ struct SpeReportOptions {
 // Data addresses inside images grouped by the symbol containing them (or,
 // without one, per image as "[image data]"), at report time.
 struct SpeDataSymbolRow {
-  uint32_t image = analysis::kSpeNoImage;
+  uint32_t image = analysis::kNoImage;
   std::string name;
   uint64_t start = 0;  // symbol start (0 without a symbol)
   bool has_symbol = false;
   analysis::SpeSampleCounters counters;
 };
 std::vector<SpeDataSymbolRow> AggregateDataSymbols(
-    const analysis::SpeProfile& profile, SpeSymbolSource* symbols);
+    const analysis::SpeProfile& profile, ProfileSymbols* symbols);
 
 std::string FormatSpeReportText(const analysis::SpeProfile& profile,
-                                SpeSymbolSource* symbols,
+                                ProfileSymbols* symbols,
                                 const SpeReportOptions& options = {});
 nlohmann::json SpeReportJson(const analysis::SpeProfile& profile,
-                             SpeSymbolSource* symbols,
+                             ProfileSymbols* symbols,
                              const SpeReportOptions& options = {});
 // Pretty-printed SpeReportJson plus a newline.
 std::string FormatSpeReportJson(const analysis::SpeProfile& profile,
-                                SpeSymbolSource* symbols,
+                                ProfileSymbols* symbols,
                                 const SpeReportOptions& options = {});
-
-// The samples as stacks of names, root first: the image's base name, then
-// the function (an SPE sample records no call stack); samples outside every
-// image are one frame, "[unknown]" or "[kernel]". In the bytewise order of
-// their folded lines. The flame graphs are drawn from these, and the folded
-// text is written from them.
-using SpeSampleStack = std::pair<std::vector<std::string>, uint64_t>;
-std::vector<SpeSampleStack> SpeSampleStacks(const analysis::SpeProfile& profile,
-                                            SpeSymbolSource* symbols);
-
-// One line per function: "IMAGE;FUNCTION SAMPLES", SpeSampleStacks' order.
-std::string FormatSpeFolded(const analysis::SpeProfile& profile,
-                            SpeSymbolSource* symbols);
 
 }  // namespace hwt::report
 

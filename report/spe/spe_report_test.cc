@@ -1,7 +1,7 @@
 // SPE reports on a small synthetic profile whose every number is worked out
 // by hand: the text report is compared with a golden file
-// (testdata/spe/synthetic_report.txt), the folded lines exactly, the JSON
-// field by field, and data-symbol attribution through a fake symbol source.
+// (testdata/spe/synthetic_report.txt), the JSON field by field, and data-symbol
+// attribution through a fake symbol source.
 #include "report/spe/spe_report.h"
 
 #include <string>
@@ -35,7 +35,7 @@ class FakeResolver : public analysis::FunctionResolver {
   }
 };
 
-class FakeSymbols : public SpeSymbolSource {
+class FakeSymbols : public ProfileSymbols {
  public:
   std::string FunctionName(uint32_t image, uint64_t start) override {
     ++function_calls;
@@ -44,11 +44,12 @@ class FakeSymbols : public SpeSymbolSource {
     if (image == 1 && start == 0x10000) return "memcpy";
     return "";
   }
-  std::optional<SpeSymbol> DataSymbolAt(uint32_t image,
-                                        uint64_t vaddr) override {
+  std::string ImagePath(uint32_t image) override { return ""; }
+  std::optional<SymbolAt> SymbolContaining(uint32_t image,
+                                           uint64_t vaddr) override {
     ++data_calls;
     if (image == 1 && vaddr >= 0x30000 && vaddr < 0x30100) {
-      return SpeSymbol{"table", 0x30000, 0x100};
+      return SymbolAt{"table", 0x30000, 0x100};
     }
     return std::nullopt;
   }
@@ -124,7 +125,7 @@ SpeProfile BuildProfile() {
     r.op_class = 0;
     EncodeRecord(r, e);
   }
-  analysis::SpeAddressMap map(timeline, 1, loads);
+  analysis::SampleAddressMap map(timeline, 1, loads);
   FakeResolver resolver;
   analysis::SpeProfileBuilder builder(&map, &resolver,
                                       spe::IdentifyCpu(0x413fd0c1));
@@ -147,22 +148,6 @@ TEST(SpeReportTest, TextReportMatchesGolden) {
   // once per unique data address.
   EXPECT_EQ(symbols.function_calls, 3);
   EXPECT_EQ(symbols.data_calls, 3);
-}
-
-TEST(SpeReportTest, FoldedLines) {
-  SpeProfile profile = BuildProfile();
-  FakeSymbols symbols;
-  EXPECT_EQ(FormatSpeFolded(profile, &symbols),
-            "[kernel] 1\n"
-            "app;main 2\n"
-            "app;work 4\n"
-            "libc.so.7;memcpy 1\n");
-  // Without symbols, resolved functions are named by image and address.
-  EXPECT_EQ(FormatSpeFolded(profile, nullptr),
-            "[kernel] 1\n"
-            "app;[app+0x400000] 2\n"
-            "app;[app+0x400100] 4\n"
-            "libc.so.7;[libc.so.7+0x10000] 1\n");
 }
 
 TEST(SpeReportTest, Json) {

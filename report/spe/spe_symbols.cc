@@ -13,7 +13,7 @@ std::string SpeNames::ImageName(uint32_t image) const {
 
 std::string SpeNames::FunctionName(const analysis::SpeFunction& function) {
   const analysis::SpeFunctionKey& key = function.key;
-  if (key.image == analysis::kSpeNoImage) {
+  if (key.image == analysis::kNoImage) {
     return key.start == analysis::kSpeUnknownKernelCode ? "[kernel]"
                                                         : "[unknown]";
   }
@@ -28,8 +28,8 @@ std::string SpeNames::FunctionName(const analysis::SpeFunction& function) {
 
 std::string SpeNames::InstructionName(
     const analysis::SpeInstruction& instruction) {
-  const analysis::SpeImageAddress& a = instruction.address;
-  if (a.image == analysis::kSpeNoImage) return absl::StrFormat("0x%x", a.vaddr);
+  const analysis::MappedAddress& a = instruction.address;
+  if (a.image == analysis::kNoImage) return absl::StrFormat("0x%x", a.vaddr);
   const analysis::SpeFunction& function =
       profile_.functions[instruction.function];
   if (!function.key.resolved) {

@@ -335,28 +335,38 @@ TEST_F(HtmlReportTest, AnnotationsAreTheAnnotateRows) {
   EXPECT_EQ(row, first["rows"].size());
 }
 
+// An SPE capture's page is the profile report of its samples, with the
+// SPE tables: its top table and tree are what --top and --folded print for
+// the capture, its SPE section what --spe --format json prints.
 TEST_F(HtmlReportTest, SpeModelEqualsTheSpeReport) {
   const std::string trace = Path("sample.spe");
   RunOk({BinaryDir() + "/tests/html/hwt-html-spe-sample", trace});
   const std::string image = BinaryDir() + "/testdata/programs/counted_static@0";
-  RunOk({ToolPath("hwt-report"), "--backend", "spe", "--image", image,
-         "--html=" + Path("spe.html"), trace});
+  const std::string report = ToolPath("hwt-report");
+  const std::vector<std::string> input = {"--backend", "spe", "--image", image,
+                                          trace};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), report);
+    args.insert(args.end(), input.begin(), input.end());
+    return RunOk(args);
+  };
+  run({"--min-width", "0", "--html=" + Path("spe.html")});
   const nlohmann::json model = ModelOf(Path("spe.html"));
-  EXPECT_EQ(model["kind"], "spe");
-  EXPECT_EQ(model["spe"],
-            nlohmann::json::parse(
-                RunOk({ToolPath("hwt-report"), "--backend", "spe", "--image",
-                       image, "--top", "50", "--format", "json", trace})));
+  EXPECT_EQ(model["kind"], "profile");
+  EXPECT_EQ(model["profile"]["unit"], "samples");
+  EXPECT_EQ(model["profile"]["instructions"], 21);  // the samples
+  EXPECT_EQ(model["spe"], nlohmann::json::parse(run(
+                              {"--spe", "--rows", "50", "--format", "json"})));
   EXPECT_EQ(model["spe"]["summary"]["samples"], 21);
+  EXPECT_EQ(model["top"],
+            nlohmann::json::parse(run({"--top", "500", "--format", "json"})));
   // The histogram holds every sample with a latency once.
   uint64_t in_buckets = 0;
   for (const auto& bucket : model["latency_histograms"]["total"]) {
     in_buckets += bucket["samples"].get<uint64_t>();
   }
   EXPECT_EQ(in_buckets, model["spe"]["latency"]["total"]["count"]);
-  const std::string folded = RunOk({ToolPath("hwt-report"), "--backend", "spe",
-                                    "--image", image, "--folded", trace});
-  EXPECT_EQ(Folded(TreeStacks(model)), folded);
+  EXPECT_EQ(Folded(TreeStacks(model)), run({"--folded"}));
 }
 
 }  // namespace

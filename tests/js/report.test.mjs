@@ -175,7 +175,7 @@ test('the request counter sees a request (control)', async () => {
 
 test('every view loads with no console message and no request, and has content', async () => {
   for (const [name, views] of [['demo', ['overview', 'flame', 'top', 'function=0', 'hot']],
-    ['spe', ['overview', 'flame', 'spe']], ['hostile', ['overview', 'flame', 'top', 'hot']]]) {
+    ['spe', ['overview', 'flame', 'spe', 'top', 'function=0', 'hot']], ['hostile', ['overview', 'flame', 'top', 'hot']]]) {
     for (const view of views) {
       const {page, seen} = await open(name, view);
       await assertNotBlank(page, name + ' ' + view);

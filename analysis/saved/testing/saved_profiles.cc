@@ -114,6 +114,7 @@ SavedProfile EveryFieldSet() {
 
   Profile& pr = p.profile;
   pr.has_time = true;
+  pr.counts = ProfileCounts::kSamples;  // not the default, so that it is seen
   const FunctionId fn{FrameKind::kFunction, 0, 0x1000, 0x1020};
   pr.blocks.push_back({0, 0x1000, 0x1001, 2, BranchKind::kReturn, Isa::kX86_64,
                        7, fn, fn, 5, 6});

@@ -14,12 +14,12 @@
 #include "decoders/insn_walker.h"
 #include "decoders/memory_image.h"
 #include "nlohmann/json.hpp"
+#include "pipeline/symbolizer_resolver.h"
+#include "pipeline/timeline_symbolizer.h"
 #include "recorder/ground_truth.h"
-#include "report/common/symbol_names.h"
-#include "report/common/symbolizer_resolver.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/naming/symbolizer_symbols.h"
 #include "report/profile/folded.h"
-#include "report/profile/symbolized_profile.h"
-#include "report/profile/symbolizer_symbols.h"
 #include "symbolizer/symbolizer.h"
 
 #ifndef HWT_TEST_PROGRAMS_DIR
@@ -205,13 +205,13 @@ absl::StatusOr<Profiled> ProfileWithSymbols(
   std::unique_ptr<symbolizer::Symbolizer> symbols =
       symbolizer::Symbolizer::Create(symbol_options);
   const std::vector<std::string> problems =
-      report::RegisterTimelineImages(timeline, *symbols);
+      pipeline::RegisterTimelineImages(timeline, *symbols);
   if (!problems.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         path,
         ": images the symbolizer cannot use: ", absl::StrJoin(problems, "; ")));
   }
-  report::SymbolizerResolver resolver(*symbols);
+  pipeline::SymbolizerResolver resolver(*symbols);
   HWT_ASSIGN_OR_RETURN(analysis::CaptureProfile captured,
                        analysis::ProfileCapture(*capture, timeline, resolver));
 

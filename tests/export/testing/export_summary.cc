@@ -7,13 +7,12 @@
 #include "analysis/block_expansion.h"
 #include "analysis/capture_profile.h"
 #include "base/status_macros.h"
-#include "report/common/symbol_names.h"
-#include "report/common/symbolizer_resolver.h"
+#include "pipeline/symbolizer_resolver.h"
+#include "pipeline/timeline_symbolizer.h"
 #include "report/export/control_flow.h"
 #include "report/export/export_input.h"
-#include "report/profile/report_support.h"
-#include "report/profile/symbolized_profile.h"
-#include "report/profile/symbolizer_symbols.h"
+#include "report/naming/symbolized_profile.h"
+#include "report/naming/symbolizer_symbols.h"
 #include "symbolizer/symbolizer.h"
 #include "tools/tool_common.h"
 
@@ -70,8 +69,8 @@ absl::StatusOr<nlohmann::json> ProfileSummary(const std::string& capture,
   HWT_ASSIGN_OR_RETURN(hwt::tools::OpenedInput input,
                        hwt::tools::OpenInput(flags, "export test", true));
   auto symbolizer = hwt::symbolizer::Symbolizer::Create({});
-  report::RegisterTimelineImages(input.timeline, *symbolizer);
-  report::SymbolizerResolver resolver(*symbolizer);
+  pipeline::RegisterTimelineImages(input.timeline, *symbolizer);
+  pipeline::SymbolizerResolver resolver(*symbolizer);
   HWT_ASSIGN_OR_RETURN(
       auto profiled,
       analysis::ProfileCapture(*input.capture, input.timeline, resolver, {}));

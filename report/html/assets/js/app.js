@@ -1,6 +1,6 @@
 // The report's frame: reads the model, builds the tabs for its kind
-// (a profile, an SPE capture or a --diff; a Captures tab when it has
-// several), draws each view the first time it is
+// (a profile or a --diff; an SPE tab when the profile is an SPE capture's,
+// a Captures tab when it has several), draws each view the first time it is
 // shown, follows the address's #view (so views can be linked and the Back
 // button works, from file:// too), and the keyboard: "/" searches the
 // flame graph (Ctrl-F stays the browser's), Escape resets its zoom.
@@ -21,7 +21,6 @@
   };
   const VIEWS_OF_KIND = {
     profile: ['overview', 'flame', 'top', 'function', 'hot'],
-    spe: ['overview', 'flame', 'spe'],
     diff: ['flame', 'changes'],
   };
 
@@ -143,6 +142,8 @@
     app.views = (VIEWS_OF_KIND[model.kind] || ['overview']).slice();
     // A saved profile's or a batch's captures get their own table.
     if (model.captures) app.views.splice(1, 0, 'captures');
+    // An SPE capture's samples: its SPE tables after the flame graph.
+    if (model.spe) app.views.splice(app.views.indexOf('flame') + 1, 0, 'spe');
     const tabs = document.getElementById('tabs');
     tabs.setAttribute('role', 'tablist');
     for (const view of app.views) {

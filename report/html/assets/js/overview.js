@@ -135,6 +135,6 @@
     }
     if (model.decode) decodeSection(view, model.decode);
     if (model.kind === 'profile') profileSection(view, model.profile);
-    if (model.kind === 'spe') hwt.renderSpeOverview(view, app);
+    if (model.spe) hwt.renderSpeOverview(view, app);
   };
 })();

@@ -1,5 +1,5 @@
-// The SPE sample views: the model's `spe` (SpeReportJson: what `hwt-report
-// --format json` prints for an SPE capture): samples per function and
+// The SPE sample views of an SPE capture's report: the model's `spe`
+// (SpeReportJson: what `hwt-report --spe --format json` prints): samples per function and
 // instruction, latency percentiles with the histograms behind them, events,
 // operations, data sources and data-address hot spots (cache lines, pages,
 // data symbols); and on the overview, the SPE decode statistics
